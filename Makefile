@@ -1,0 +1,35 @@
+# FinRPA's one task runner: the README, CI and developers all use these targets.
+.PHONY: setup demo test test-fast lint typecheck chaos bench clean
+
+VENV := .venv
+PY := $(VENV)/bin/python
+PYTEST_ARGS ?=
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(VENV)/bin/finrpa demo
+
+lint: setup
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+
+typecheck: setup
+	$(VENV)/bin/mypy
+
+test: lint
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	$(PY) -m pytest -x -q $(PYTEST_ARGS)
+
+chaos: setup
+	FINRPA_SLOW=1 $(PY) -m pytest -m slow tests $(PYTEST_ARGS)
+
+bench: setup
+	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Browser runtime: Chromium management, page snapshots, verified actions, screenshots, downloads."""

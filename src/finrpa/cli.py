@@ -1,0 +1,71 @@
+"""The `finrpa` command. Each domain contributes its commands here; errors become one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import typer
+
+import finrpa
+from finrpa.config import get_settings
+from finrpa.exceptions import FinRPAError
+
+app = typer.Typer(
+    name="finrpa",
+    help="FinRPA: AI browser automation for financial institutions.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.command()
+def version() -> None:
+    """Print FinRPA's version."""
+    typer.echo(finrpa.__version__)
+
+
+@app.command()
+def migrate(
+    downgrade: str | None = typer.Option(
+        None, "--downgrade", help="Roll back to this revision instead (use 'base' to remove everything)."
+    ),
+) -> None:
+    """Apply the database migrations (or roll them back with --downgrade)."""
+    from finrpa.db import migrate as migrations
+    from finrpa.kit.urls import mask_url_password
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    url = settings.resolved_database_url
+    if downgrade:
+        asyncio.run(migrations.downgrade(url, downgrade))
+        typer.echo(f"Rolled back {mask_url_password(url)} to {downgrade}.")
+        return
+    asyncio.run(migrations.upgrade(url))
+    state = asyncio.run(migrations.migration_state(url))
+    typer.echo(f"Database {mask_url_password(url)} is at {', '.join(sorted(state.current))}.")
+
+
+@app.command()
+def doctor() -> None:
+    """Check Python, the database and its migrations, Chromium, and optional Redis/S3/LLM."""
+    from finrpa.doctor import run_doctor
+
+    settings = get_settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    checks = run_doctor(settings)
+    width = max(len(check.name) for check in checks)
+    for check in checks:
+        typer.echo(f"{check.status:<7} {check.name:<{width}}  {check.detail}")
+    if any(check.blocking for check in checks):
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
+    try:
+        app()
+    except FinRPAError as exc:
+        typer.echo(f"error: {exc.message}", err=True)
+        sys.exit(2)

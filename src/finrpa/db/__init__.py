@@ -1,0 +1,1 @@
+"""Database layer: declarative base, async engines and sessions, migrations."""
