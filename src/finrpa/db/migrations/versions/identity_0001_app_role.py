@@ -23,38 +23,36 @@ from __future__ import annotations
 
 from alembic import op
 
-from finrpa.db.migrations.rls import APP_ROLE
-
 revision = "identity_0001"
 down_revision = "0001"
 branch_labels = ("identity",)
 depends_on = None
 
-_CREATE_ROLE = f"""
+_CREATE_ROLE = """
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}') THEN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'finrpa_app') THEN
         BEGIN
-            CREATE ROLE {APP_ROLE} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
+            CREATE ROLE finrpa_app NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS;
         EXCEPTION WHEN duplicate_object OR unique_violation THEN
             NULL;  -- created concurrently by a migration of another database in this cluster
         END;
     END IF;
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{APP_ROLE}' AND (rolsuper OR rolbypassrls)) THEN
-        RAISE EXCEPTION 'The role {APP_ROLE} is a superuser or has BYPASSRLS, which would switch off tenant '
-            'isolation. Run ALTER ROLE {APP_ROLE} NOSUPERUSER NOBYPASSRLS and migrate again.';
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'finrpa_app' AND (rolsuper OR rolbypassrls)) THEN
+        RAISE EXCEPTION 'The role finrpa_app is a superuser or has BYPASSRLS, which would switch off tenant '
+            'isolation. Run ALTER ROLE finrpa_app NOSUPERUSER NOBYPASSRLS and migrate again.';
     END IF;
-    IF NOT pg_has_role(current_user, '{APP_ROLE}', 'MEMBER') THEN
-        EXECUTE format('GRANT {APP_ROLE} TO %I', current_user);
+    IF NOT pg_has_role(current_user, 'finrpa_app', 'MEMBER') THEN
+        EXECUTE format('GRANT finrpa_app TO %I', current_user);
     END IF;
 END
 $$
 """
 
-_DROP_ROLE = f"""
+_DROP_ROLE = """
 DO $$
 BEGIN
-    DROP ROLE IF EXISTS {APP_ROLE};
+    DROP ROLE IF EXISTS finrpa_app;
 EXCEPTION WHEN dependent_objects_still_exist THEN
     NULL;  -- still used by another database of this cluster
 END
@@ -66,20 +64,20 @@ def upgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(_CREATE_ROLE)
-    op.execute(f"GRANT USAGE ON SCHEMA public TO {APP_ROLE}")
-    op.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {APP_ROLE}")
+    op.execute("GRANT USAGE ON SCHEMA public TO finrpa_app")
+    op.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO finrpa_app")
     op.execute(
-        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {APP_ROLE}"
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO finrpa_app"
     )
-    op.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO {APP_ROLE}")
+    op.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO finrpa_app")
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
-    op.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM {APP_ROLE}")
-    op.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM {APP_ROLE}")
-    op.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {APP_ROLE}")
-    op.execute(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {APP_ROLE}")
-    op.execute(f"REVOKE ALL ON SCHEMA public FROM {APP_ROLE}")
+    op.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON SEQUENCES FROM finrpa_app")
+    op.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public REVOKE ALL ON TABLES FROM finrpa_app")
+    op.execute("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM finrpa_app")
+    op.execute("REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM finrpa_app")
+    op.execute("REVOKE ALL ON SCHEMA public FROM finrpa_app")
     op.execute(_DROP_ROLE)
