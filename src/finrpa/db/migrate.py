@@ -28,10 +28,11 @@ def alembic_config(url: str) -> Config:
 class MigrationState:
     current: frozenset[str]
     heads: frozenset[str]
+    applied: frozenset[str]  # current revisions and everything below them, dependencies included
 
     @property
     def up_to_date(self) -> bool:
-        return self.current == self.heads
+        return self.heads <= self.applied
 
 
 async def _with_connection(url: str, action: str, revision: str) -> None:
@@ -84,4 +85,5 @@ async def migration_state(url: str) -> MigrationState:
             current = await connection.run_sync(read)
     finally:
         await engine.dispose()
-    return MigrationState(current=current, heads=frozenset(script.get_heads()))
+    applied = frozenset(rev.revision for rev in script.iterate_revisions(tuple(current), "base") if rev)
+    return MigrationState(current=current, heads=frozenset(script.get_heads()), applied=applied)

@@ -1,1 +1,1 @@
-"""FinRPA runs."""
+"""Runs: the run record, its append-only event log, checkpoints and the effect ledger."""

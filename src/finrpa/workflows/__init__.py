@@ -1,1 +1,1 @@
-"""FinRPA workflows."""
+"""Workflow templates: versioned YAML data that compiles into a TaskPlan of skill steps."""

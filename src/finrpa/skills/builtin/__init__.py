@@ -1,0 +1,1 @@
+"""The seven built-in skills of FinRPA; importing this package registers them."""
