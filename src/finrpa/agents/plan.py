@@ -98,6 +98,7 @@ class CoordinationState(BaseModel):
     replan_count: int = 0
     status: TaskStatus = TaskStatus.PENDING
     last_error: str | None = None
+    finished: bool = False  # a run_finished event was written
 
 
 def stable_subtask_id(plan_key: str, step_id: str) -> str:
