@@ -75,14 +75,72 @@ class Settings(BaseSettings):
     sandbox_host: str = "127.0.0.1"
     sandbox_port: int = 8600
 
+    # Notifications (finrpa.notify): WeCom/DingTalk robots, signed webhooks and SMTP, sent from an outbox.
+    # Links in messages point at notify_dashboard_url (default http://<host>:<port>).
+    notify_dashboard_url: str | None = None
+    notify_timezone: str = "Asia/Shanghai"  # times in messages are shown in this zone
+    notify_timeout_s: float = 10.0  # per request (HTTP) or per conversation (SMTP)
+    notify_max_attempts: int = 8  # then the delivery is marked dead
+    notify_backoff_initial_s: float = 30.0
+    notify_backoff_multiplier: float = 2.0
+    notify_backoff_max_s: float = 3600.0
+    notify_lease_s: float = 120.0  # a claimed delivery not marked by then is claimed again (crash recovery)
+    notify_batch_size: int = 50
+    notify_concurrency: int = 8
+    notify_poll_interval_s: float = 2.0
+    notify_allow_http: bool = False  # plain-http endpoints; always allowed with FINRPA_ENV=development
+
     # LLM (none configured → deterministic mode).
-    llm_provider: Literal["none", "openai", "anthropic"] = "none"
+    llm_provider: str = "none"  # "none", "openai", "anthropic", or a finrpa.llm_providers plug-in name
     llm_base_url: str | None = None
     llm_api_key: SecretStr | None = None
     llm_model_light: str | None = None
     llm_model_standard: str | None = None
     llm_model_heavy: str | None = None
     llm_timeout_s: float = 60.0
+    # LLM layer (finrpa.llm): structured output, retries, prices, router and action cache.
+    # Provider JSON mode: "json_schema" (OpenAI strict-ish schema mode; Anthropic output_config.format),
+    # "json_object" (most OpenAI-compatible servers: DeepSeek, Qwen, vLLM, Ollama), or "none" (prompt only).
+    llm_json_mode: Literal["json_schema", "json_object", "none"] = "json_object"
+    llm_max_output_tokens: int = 4096
+    llm_temperature: float = 0.0
+    llm_max_attempts: int = 3
+    llm_backoff_initial_s: float = 1.0
+    llm_backoff_multiplier: float = 2.0
+    llm_backoff_max_s: float = 30.0
+    llm_retry_after_max_s: float = 60.0  # a provider's Retry-After is honoured up to this many seconds
+    # Prices in USD per 1M tokens, per tier (0 = unknown/free, e.g. a self-hosted vLLM).
+    llm_price_light_input: float = 0.0
+    llm_price_light_output: float = 0.0
+    llm_price_standard_input: float = 0.0
+    llm_price_standard_output: float = 0.0
+    llm_price_heavy_input: float = 0.0
+    llm_price_heavy_output: float = 0.0
+    # Model router thresholds (SPEC C7) and promotion after repeated failures of a tier on one page.
+    llm_router_element_count: int = 500  # more elements than this is a complexity signal
+    llm_router_iframe_depth: int = 2  # frames nested at least this deep is a signal
+    llm_router_form_fields: int = 20  # at least this many form fields is a signal
+    llm_router_complex_signals: int = 2  # this many signals make a page COMPLEX (one makes it MODERATE)
+    llm_router_promote_after_failures: int = 3
+    llm_router_failure_memory_s: int = 7 * 24 * 3600
+    # Action cache (verified LLM decisions per org, cleaned-DOM hash and goal).
+    action_cache_ttl_s: int = 24 * 3600
+    action_cache_alert_window: int = 20  # recent lookups compared with the baseline before them
+    action_cache_alert_baseline: int = 100
+    action_cache_alert_drop: float = 0.3  # alert when the hit rate falls by this much (absolute)
+    action_cache_alert_cooldown_s: int = 3600
+
+    # Identity (finrpa.identity): tokens, sessions, login throttling, passwords.
+    access_token_ttl_s: int = 900  # access JWTs live 15 minutes
+    refresh_token_ttl_s: int = 8 * 3600  # an unused refresh token expires after this long
+    auth_session_max_s: int = 12 * 3600  # absolute limit of one login, refreshes included
+    jwt_issuer: str = "finrpa"
+    jwt_audience: str = "finrpa-api"
+    login_max_failures: int = 5  # consecutive failed passwords that lock the account
+    login_lockout_s: int = 900
+    login_rate_limit_attempts: int = 10  # attempts per (organisation, username) within the window
+    login_rate_limit_window_s: int = 300
+    password_min_length: int = 12
 
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:
