@@ -142,6 +142,17 @@ class Settings(BaseSettings):
     login_rate_limit_window_s: int = 300
     password_min_length: int = 12
 
+    # Audit and evidence (finrpa.audit, finrpa.objectstore): object store, signed checkpoints, masking.
+    object_store: Literal["auto", "local", "s3"] = "auto"  # auto: S3 when s3_endpoint_url is set
+    object_store_dir: Path | None = None  # local adapter root; default data_dir/objects
+    object_link_base_url: str | None = None  # local download links point here; default http://<host>:<port>
+    s3_object_lock_days: int = 1825  # default COMPLIANCE retention of the object_lock bucket (5 years)
+    audit_checkpoint_dir: Path | None = None  # signed checkpoints; default data_dir/audit-checkpoints
+    audit_checkpoint_bucket: str | None = None  # write checkpoints to this object-store bucket instead
+    audit_link_ttl_s: int = 3600  # screenshot links expire after this many seconds
+    audit_masking_profile: Literal["strict", "auditor"] = "strict"  # how much stored rows keep visible
+    audit_export_max_rows: int = 100_000
+
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:
         if self.env == "development":

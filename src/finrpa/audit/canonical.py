@@ -1,0 +1,100 @@
+"""The canonical bytes of an audit row: what its hash, the chain and the Merkle leaf are computed over.
+
+A row document is a JSON object with the keys of :data:`CHAINED_FIELDS` plus ``"v"`` (format version);
+timestamps are ISO 8601 UTC with microseconds and a ``Z``. Canonical JSON sorts keys, uses no spaces and
+keeps non-ASCII characters as UTF-8, so re-serialising a parsed document gives the same bytes — which is
+what lets an auditor recompute everything from an export with any JSON library.
+
+``row_hash = SHA-256(canonical bytes)``; the bytes include ``prev_hash`` (the previous row's ``row_hash`` in
+the same organisation, or 64 zeros for the first row), so the rows form a hash chain. The Merkle leaf of a
+row is ``SHA-256(0x00 || canonical bytes)`` (RFC 6962).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from finrpa.audit.merkle import leaf_hash
+
+CHAIN_VERSION = 1
+GENESIS_HASH = "0" * 64
+
+CHAINED_FIELDS: tuple[str, ...] = (
+    "id",
+    "org_id",
+    "seq",
+    "task_id",
+    "dept_id",
+    "bl_id",
+    "user_id",
+    "action_index",
+    "action_type",
+    "target_element",
+    "input_value",
+    "input_value_raw_hash",
+    "screenshot_bucket",
+    "screenshot_before_key",
+    "screenshot_before_sha256",
+    "screenshot_after_key",
+    "screenshot_after_sha256",
+    "has_approval",
+    "approval_id",
+    "approver_user_id",
+    "executor",
+    "duration_ms",
+    "execution_result",
+    "details",
+    "created_at",
+    "prev_hash",
+)
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def format_timestamp(at: datetime) -> str:
+    """ISO 8601 in UTC with microseconds; a naive value (SQLite gives those back) is taken as UTC."""
+    if at.tzinfo is None:
+        at = at.replace(tzinfo=UTC)
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_timestamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+def row_document(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The hashed document of a row from its column values (``created_at`` may be a datetime or text)."""
+    document = {name: values[name] for name in CHAINED_FIELDS}
+    created_at = document["created_at"]
+    if isinstance(created_at, datetime):
+        document["created_at"] = format_timestamp(created_at)
+    document["has_approval"] = bool(document["has_approval"])
+    document["v"] = CHAIN_VERSION
+    return document
+
+
+def document_from_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    """Like :func:`row_document` for a tuple in :data:`CHAINED_FIELDS` order (the fast path of verify)."""
+    document = dict(zip(CHAINED_FIELDS, row, strict=True))
+    document["created_at"] = format_timestamp(document["created_at"])
+    document["has_approval"] = bool(document["has_approval"])
+    document["v"] = CHAIN_VERSION
+    return document
+
+
+def canonical_bytes(document: Mapping[str, Any]) -> bytes:
+    return canonical_json(document).encode()
+
+
+def hash_bytes(canonical: bytes) -> str:
+    return hashlib.sha256(canonical).hexdigest()
+
+
+def row_leaf(canonical: bytes) -> bytes:
+    return leaf_hash(canonical)
