@@ -1,0 +1,410 @@
+"""The controller: executes typed actions for one run, safely and verifiably.
+
+For each action it (1) rejects it if the snapshot it was chosen from is stale, (2) re-resolves the target
+by fingerprint to exactly one visible, enabled, unoccluded element, (3) takes a masked screenshot, (4)
+acts, (5) checks the postcondition, (6) takes the after screenshot and hands an :class:`ActionRecord` to
+the recorder. A failed check is a failure, never a warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from finrpa.browser.actions import (
+    AcceptDialog,
+    Action,
+    ActionResult,
+    Check,
+    Click,
+    DismissDialog,
+    Download,
+    Expectation,
+    Extract,
+    Fill,
+    Navigate,
+    Press,
+    Scroll,
+    Select,
+    SwitchTab,
+    Target,
+    Uncheck,
+    Upload,
+    WaitFor,
+)
+from finrpa.browser.errors import (
+    ActionTimeoutError,
+    BrowserError,
+    InvalidActionError,
+    StaleSnapshotError,
+    TargetRefusedError,
+)
+from finrpa.browser.observe import ObserveOptions, build_snapshot
+from finrpa.browser.operations import (
+    OpContext,
+    OpResult,
+    do_check,
+    do_click,
+    do_dialog,
+    do_download,
+    do_extract_table,
+    do_fill,
+    do_navigate,
+    do_press,
+    do_select,
+    do_upload,
+)
+from finrpa.browser.records import (
+    ActionIntent,
+    ActionRecord,
+    ActionRecorder,
+    Outcome,
+    Screenshot,
+    TargetSummary,
+    redact_action,
+)
+from finrpa.browser.resolve import ResolvedTarget, refuse, resolve_target
+from finrpa.browser.runtime import RunBrowser, Tab
+from finrpa.browser.screenshots import capture
+from finrpa.browser.script import invoke
+from finrpa.browser.secret_text import SecretText
+from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
+from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation
+
+_GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
+
+
+@dataclass
+class _Seen:
+    """A snapshot and the per-frame (document, epoch) the controller still accepts for it."""
+
+    snapshot: PageSnapshot
+    frames: dict[str, tuple[str, int]]
+
+
+@dataclass
+class _Step:
+    index: int
+    action: Action
+    tab: Tab
+    url_before: str
+    started_at: datetime
+    started: float
+    target: TargetSummary | None = None
+    before: Screenshot | None = None
+    after: Screenshot | None = None
+    value_masked: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Controller:
+    """Executes actions for one run (one RunBrowser); not shared between runs."""
+
+    def __init__(
+        self,
+        run: RunBrowser,
+        *,
+        recorder: ActionRecorder | None = None,
+        screenshots: bool = True,
+        mask_text_numbers: bool = True,
+        observe_options: ObserveOptions | None = None,
+        keep_snapshots: int = 16,
+    ) -> None:
+        self.run = run
+        self.recorder = recorder
+        self.screenshots = screenshots
+        self.mask_text_numbers = mask_text_numbers
+        self.observe_options = observe_options or ObserveOptions()
+        self._keep = keep_snapshots
+        self._seen: OrderedDict[str, _Seen] = OrderedDict()
+        self._indexes = itertools.count(1)
+        self._pending_clicks: dict[str, asyncio.Future[None]] = {}
+
+    # -- observing --------------------------------------------------------------------------------------
+    async def observe(self, tab_id: str | None = None) -> PageSnapshot:
+        """A fresh snapshot of the tab (the active one by default); actions may name it for 60+ s."""
+        tab = await self._tab(tab_id)
+        snapshot = await build_snapshot(tab, self.observe_options)
+        self._seen[snapshot.snapshot_id] = _Seen(
+            snapshot, {f.path: (f.document, f.epoch) for f in snapshot.frames}
+        )
+        while len(self._seen) > self._keep:
+            self._seen.popitem(last=False)
+        return snapshot
+
+    # -- convenience builders ------------------------------------------------------------------------------
+    async def navigate(self, url: str, **options: Any) -> ActionResult:
+        return await self.execute(Navigate(url=url, **options))
+
+    async def click(self, snapshot: PageSnapshot, ref: str, **options: Any) -> ActionResult:
+        return await self.execute(Click(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
+                                        **options))
+
+    async def fill(self, snapshot: PageSnapshot, ref: str, value: str | SecretText, **options: Any) -> ActionResult:
+        return await self.execute(Fill(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
+                                       value=value, **options))
+
+    async def select(self, snapshot: PageSnapshot, ref: str, option: str, **options: Any) -> ActionResult:
+        return await self.execute(Select(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
+                                         option=option, **options))
+
+    # -- executing ---------------------------------------------------------------------------------------------
+    async def execute(self, action: Action) -> ActionResult:
+        """Run ``action``; return only when its postcondition held, else raise a BrowserError."""
+        seen = self._seen_for(action)
+        tab = await self._tab(action.tab_id or (seen.snapshot.tab_id if seen else None))
+        step = _Step(next(self._indexes), action, tab, tab.page.url, datetime.now(UTC), time.perf_counter())
+        if self.recorder is not None:
+            await self.recorder.intent(ActionIntent(run_id=self.run.config.run_id, action_index=step.index,
+                                                    kind=action.kind, action=redact_action(action),
+                                                    at=step.started_at))
+        try:
+            result = await asyncio.wait_for(self._run(step, seen), action.timeout_ms / 1000 + _GRACE_S)
+        except TimeoutError as exc:
+            error = ActionTimeoutError(f"The {action.kind} action did not finish in time; observe the page again.")
+            await self._record(step, "timeout", error)
+            raise error from exc
+        except BrowserError as exc:
+            await self._record(step, _outcome_of(exc), exc)
+            raise
+        await self._record(step, "ok", None)
+        return result
+
+    async def _run(self, step: _Step, seen: _Seen | None) -> ActionResult:
+        action = step.action
+        target = await self._prepare(step, seen)
+        if self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract):
+            step.before = await capture(step.tab, mask_text_numbers=self.mask_text_numbers)
+        ctx = OpContext(self.run, step.tab, target, action.timeout_ms / 1000, self._pending_clicks)
+        outcome = await self._dispatch(ctx, step, seen)
+        step.value_masked = outcome.value_masked
+        if seen is not None and target is not None and outcome.counters and not outcome.navigated:
+            self._carry_forward(seen, target.fingerprint.frame, outcome.counters)
+        if self.screenshots and step.tab.pending_dialog is None and not step.tab.page.is_closed():
+            step.after = await self._capture_after(step.tab)
+        return ActionResult(
+            action_index=step.index, kind=action.kind, duration_ms=_ms_since(step.started),
+            url_before=step.url_before, url_after=step.tab.page.url, value=outcome.value,
+            navigated=outcome.navigated, dialog=outcome.dialog, download=outcome.download,
+            table=outcome.table, text=outcome.text, tab_id=self.run.active_tab_id or step.tab.tab_id,
+            new_tab_id=outcome.new_tab_id,
+        )
+
+    async def _capture_after(self, tab: Tab) -> Screenshot | None:
+        """The after screenshot; its failure is recorded, never raised (the effect already happened)."""
+        try:
+            return await capture(tab, mask_text_numbers=self.mask_text_numbers)
+        except BrowserError:
+            return None
+
+    async def _dispatch(self, ctx: OpContext, step: _Step, seen: _Seen | None) -> OpResult:
+        action = step.action
+        match action:
+            case Navigate():
+                return await do_navigate(ctx, action)
+            case Click():
+                return await do_click(ctx, action)
+            case Fill():
+                return await do_fill(ctx, action)
+            case Select():
+                return await do_select(ctx, action)
+            case Check() | Uncheck():
+                return await do_check(ctx, action)
+            case Press():
+                return await do_press(ctx, action)
+            case Upload():
+                return await do_upload(ctx, action)
+            case Download():
+                return await do_download(ctx, action)
+            case AcceptDialog():
+                return await do_dialog(ctx, action)
+            case DismissDialog():
+                return await do_dialog(ctx, None)
+            case WaitFor():
+                return await self._wait_for(ctx, action.condition)
+            case Scroll():
+                return await self._scroll(ctx, action)
+            case SwitchTab():
+                return await self._switch_tab(action)
+            case Extract():
+                return await self._extract(ctx, action, seen)
+
+    # -- target preparation -----------------------------------------------------------------------------------
+    def _seen_for(self, action: Action) -> _Seen | None:
+        if action.snapshot_id is None:
+            return None
+        seen = self._seen.get(action.snapshot_id)
+        if seen is None:
+            raise InvalidActionError(
+                f"Snapshot {action.snapshot_id} is unknown or too old; observe the page again."
+            )
+        return seen
+
+    async def _prepare(self, step: _Step, seen: _Seen | None) -> ResolvedTarget | None:
+        action = step.action
+        if isinstance(action, Upload):
+            _check_files(action)
+        target: Target | None = getattr(action, "target", None)
+        if target is None:
+            if seen is not None and not isinstance(action, Navigate | SwitchTab | Extract):
+                await self._ensure_fresh(seen, step.tab, "main", None)
+            return None
+        fingerprint, element = _expected(target, seen)
+        try:
+            resolved = await resolve_target(step.tab, fingerprint)
+        except TargetRefusedError:
+            step.target = _summary(target.ref, fingerprint, element, None)
+            if seen is not None:
+                await self._ensure_fresh(seen, step.tab, fingerprint.frame, None)
+            raise
+        step.target = _summary(target.ref, fingerprint, element, resolved.bbox)
+        if seen is not None:
+            await self._ensure_fresh(seen, step.tab, fingerprint.frame, resolved.counters)
+        return resolved
+
+    async def _ensure_fresh(
+        self, seen: _Seen, tab: Tab, frame_path: str, frame_counters: dict[str, Any] | None
+    ) -> None:
+        """Raise StaleSnapshotError if the main frame navigated or the main/target frame changed."""
+        snapshot = seen.snapshot
+        if tab.tab_id != snapshot.tab_id:
+            raise InvalidActionError(f"Snapshot {snapshot.snapshot_id} is of tab {snapshot.tab_id}, not {tab.tab_id}.")
+        from finrpa.browser.frames import find_frame
+
+        paths = ["main"] if frame_path == "main" else ["main", frame_path]
+        for path in paths:
+            counters = frame_counters if path == frame_path and frame_counters else None
+            if counters is None:
+                frame = find_frame(tab.page, path)
+                counters = await counters_of(frame) if frame is not None else None
+            _check_counters(seen, path, counters)
+
+    def _carry_forward(self, seen: _Seen, frame_path: str, counters: dict[str, Any]) -> None:
+        """Mutations caused by our own verified action do not make the snapshot stale."""
+        if frame_path in seen.frames and counters.get("doc") == seen.frames[frame_path][0]:
+            seen.frames[frame_path] = (str(counters["doc"]), int(counters["epoch"]))
+
+    # -- page-level actions -------------------------------------------------------------------------------
+    async def _wait_for(self, ctx: OpContext, condition: Expectation) -> OpResult:
+        frame = ctx.tab.page.main_frame
+        base = Baseline.take(self.run, ctx.tab, frame, await counters_of(frame) or {})
+        missing = await wait_for_expectation(self.run, ctx.tab, condition, base, ctx.timeout_s)
+        if missing:
+            raise ActionTimeoutError(f"Waited {ctx.timeout_s:.0f} s for {', '.join(missing)}; it did not happen.")
+        return OpResult()
+
+    async def _scroll(self, ctx: OpContext, action: Scroll) -> OpResult:
+        if ctx.target is None:
+            await ctx.tab.page.mouse.wheel(0, action.dy)
+        return OpResult(counters=await counters_of(ctx.tab.page.main_frame))
+
+    async def _switch_tab(self, action: SwitchTab) -> OpResult:
+        tab = self.run.tab(action.to_tab)
+        self.run.active_tab_id = tab.tab_id
+        try:
+            await tab.page.bring_to_front()
+        except PlaywrightError as exc:
+            raise InvalidActionError(f"Tab {action.to_tab} closed before it could be shown.") from exc
+        return OpResult(value=tab.tab_id, value_masked=tab.tab_id)
+
+    async def _extract(self, ctx: OpContext, action: Extract, seen: _Seen | None) -> OpResult:
+        if action.what == "table":
+            return await do_extract_table(ctx, seen.snapshot if seen else None, action.table_id, action.max_rows)
+        text = await invoke(ctx.tab.page.main_frame, "snapshot", {"maxElements": 0, "maxText": 100_000})
+        return OpResult(text=str(text.get("text", "")))
+
+    async def _tab(self, tab_id: str | None) -> Tab:
+        if tab_id is None and not self.run.tabs:
+            return await self.run.new_tab()
+        return self.run.tab(tab_id)
+
+    # -- evidence -------------------------------------------------------------------------------------------
+    async def _record(self, step: _Step, outcome: Outcome, error: BrowserError | None) -> None:
+        if self.recorder is None:
+            return
+        if error is not None and self.screenshots and step.before is None and step.tab.pending_dialog is None:
+            step.before = await self._capture_after(step.tab)
+        await self.recorder.record(ActionRecord(
+            run_id=self.run.config.run_id, action_index=step.index, kind=step.action.kind,
+            action=redact_action(step.action), target=step.target, value_masked=step.value_masked,
+            screenshot_before=step.before, screenshot_after=step.after, url_before=step.url_before,
+            url_after=step.tab.page.url if not step.tab.page.is_closed() else step.url_before,
+            started_at=step.started_at, duration_ms=_ms_since(step.started), outcome=outcome,
+            error_code=error.code if error else None, error_message=error.message if error else None,
+        ))
+
+
+def _target_of(snapshot: PageSnapshot, ref: str) -> Target:
+    element = snapshot.element(ref)
+    if element is None:
+        raise InvalidActionError(_unknown_ref(snapshot, ref))
+    return Target(ref=ref, fingerprint=element.fingerprint)
+
+
+def _unknown_ref(snapshot: PageSnapshot, ref: str) -> str:
+    last = snapshot.elements[-1].ref if snapshot.elements else None
+    span = f"e1…{last}" if last else "none"
+    return f"Snapshot {snapshot.snapshot_id} has no element {ref!r} (its refs are {span}); pick one it lists."
+
+
+def _expected(target: Target, seen: _Seen | None) -> tuple[Fingerprint, ElementInfo | None]:
+    if seen is None:
+        if target.fingerprint is None:
+            raise InvalidActionError("An action without a snapshot must carry the target's fingerprint.")
+        return target.fingerprint, None
+    if target.ref is None:
+        if target.fingerprint is None:  # pragma: no cover - Target validates this
+            raise InvalidActionError("The target needs a ref or a fingerprint.")
+        return target.fingerprint, None
+    element = seen.snapshot.element(target.ref)
+    if element is None:
+        raise InvalidActionError(_unknown_ref(seen.snapshot, target.ref))
+    if target.fingerprint is not None and target.fingerprint != element.fingerprint:
+        raise refuse("fingerprint_mismatch", target.fingerprint)
+    return element.fingerprint, element
+
+
+def _summary(ref: str | None, fp: Fingerprint, element: ElementInfo | None,
+             bbox: tuple[int, int, int, int] | None) -> TargetSummary:
+    return TargetSummary(ref=ref, role=fp.role, name=fp.name, fingerprint=fp,
+                         bbox=bbox or (element.bbox if element else None))
+
+
+def _check_counters(seen: _Seen, path: str, counters: dict[str, Any] | None) -> None:
+    snapshot = seen.snapshot
+    if counters is None:
+        raise StaleSnapshotError(f"The page of snapshot {snapshot.snapshot_id} is gone (it navigated); observe again.")
+    if path == "main" and f"{counters['doc']}.{counters['nav']}" != snapshot.navigation_id:
+        raise StaleSnapshotError(f"The page navigated since snapshot {snapshot.snapshot_id}; observe again.")
+    accepted = seen.frames.get(path)
+    if accepted is None or accepted != (str(counters["doc"]), int(counters["epoch"])):
+        raise StaleSnapshotError(f"The page changed since snapshot {snapshot.snapshot_id}; observe again.")
+
+
+def _check_files(action: Upload) -> None:
+    for path in action.files:
+        if not path.is_file():
+            raise InvalidActionError(f"The file to upload {path.name!r} does not exist; check the run's inputs.")
+
+
+def _outcome_of(exc: BrowserError) -> Outcome:
+    if isinstance(exc, StaleSnapshotError):
+        return "stale"
+    if isinstance(exc, TargetRefusedError):
+        return "refused"
+    if isinstance(exc, InvalidActionError):
+        return "invalid"
+    if isinstance(exc, ActionTimeoutError):
+        return "timeout"
+    return "failed"
+
+
+def _ms_since(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

@@ -1,0 +1,619 @@
+// FinRPA page model: injected into every frame (init script). Counts significant DOM mutations (epoch),
+// builds the per-frame part of a PageSnapshot, re-resolves one element by fingerprint, marks sensitive
+// inputs for masked screenshots. Everything here is read-only towards the page except data-finrpa-* marks.
+(() => {
+  if (window.__finrpa_pm) return;
+  const MAX_NAME = 80;
+  const SIG_ATTRS = ["disabled", "hidden", "aria-hidden", "aria-disabled", "open", "inert", "type"];
+  const INTERACTIVE_ROLES = new Set([
+    "button", "link", "checkbox", "radio", "textbox", "searchbox", "combobox", "listbox", "option",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem",
+    "gridcell",
+  ]);
+  const TEXT_TYPES = new Set(["", "text", "email", "tel", "url", "search", "password", "number", "date",
+    "datetime-local", "month", "week", "time"]);
+  const NAME_FROM_CONTENT = new Set(["button", "link", "option", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "tab", "treeitem", "gridcell", "clickable", "checkbox", "radio", "switch"]);
+  const CLICK_EVENTS = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup"]);
+  const SENSITIVE_AUTOCOMPLETE = /cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password/i;
+  const CARD_OR_ID = /^(?:\d[ -]?){12,18}\d$|^\d{17}[\dXx]$|^\d{15}$/;
+  const NUMBER_IN_TEXT = /\b(?:\d[ -]?){12,18}\d\b|\b\d{17}[\dXx]\b/g;
+
+  const state = {
+    doc: Math.random().toString(36).slice(2, 10) + Date.now().toString(36),
+    nav: 0, epoch: 0, changes: 0, waiters: [], listeners: new WeakSet(), observed: new WeakSet(),
+    taken: new Map(), seq: 0,
+  };
+
+  // --- change tracking -----------------------------------------------------------------------------
+  const ours = (node) => node && node.nodeType === 1 && /^(X-PW-|FINRPA-)/.test(node.tagName);
+  const significant = (records) => {
+    for (const r of records) {
+      if (r.type === "attributes") {
+        if (!ours(r.target)) return true;
+        continue;
+      }
+      if (r.type !== "childList") continue;
+      for (const list of [r.addedNodes, r.removedNodes]) {
+        for (const n of list) if (n.nodeType === 1 && !ours(n)) return true;
+      }
+    }
+    return false;
+  };
+  const onMutations = (records) => {
+    const mine = records.filter((r) => !ours(r.target) &&
+      !(r.type === "childList" && [...r.addedNodes, ...r.removedNodes].every(ours)));
+    if (!mine.length) return;
+    state.changes += 1;
+    if (significant(mine)) state.epoch += 1;
+    const waiters = state.waiters;
+    state.waiters = [];
+    for (const w of waiters) w();
+  };
+  const sigObserver = new MutationObserver(onMutations);
+  const anyObserver = new MutationObserver((records) => {
+    const mine = records.filter((r) => !ours(r.target));
+    if (!mine.length) return;
+    state.changes += 1;
+    const waiters = state.waiters;
+    state.waiters = [];
+    for (const w of waiters) w();
+  });
+  const observe = (root) => {
+    if (state.observed.has(root)) return;
+    state.observed.add(root);
+    sigObserver.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: SIG_ATTRS });
+    anyObserver.observe(root, { characterData: true, subtree: true, attributes: true,
+      attributeFilter: ["class", "style", "value", "aria-expanded", "aria-selected", "aria-checked",
+        "checked", "selected"] });
+  };
+  observe(document);
+  const attachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attachShadow.call(this, init);
+    try { observe(root); } catch (e) { /* never break the page */ }
+    return root;
+  };
+  const addListener = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, listener, options) {
+    if (CLICK_EVENTS.has(type) && this instanceof Element) state.listeners.add(this);
+    return addListener.call(this, type, listener, options);
+  };
+  const bumpNav = () => { state.nav += 1; };
+  for (const name of ["pushState", "replaceState"]) {
+    const original = history[name];
+    history[name] = function (...args) {
+      const out = original.apply(this, args);
+      if (name === "pushState") bumpNav();
+      return out;
+    };
+  }
+  addListener.call(window, "popstate", bumpNav);
+  addListener.call(window, "hashchange", bumpNav);
+  for (const ev of ["input", "change"]) {
+    addListener.call(document, ev, () => { state.changes += 1; const w = state.waiters; state.waiters = [];
+      for (const f of w) f(); }, true);
+  }
+
+  // --- text and geometry ---------------------------------------------------------------------------
+  const squash = (s) => (s || "").replace(/\s+/g, " ").trim();
+  const clip = (s, n = MAX_NAME) => { s = squash(s); return s.length > n ? s.slice(0, n - 1) + "…" : s; };
+  const maskNumbers = (s) => s.replace(NUMBER_IN_TEXT, (m) => "****" + m.replace(/\D/g, "").slice(-4));
+  const visible = (el) => {
+    if (!el.isConnected) return false;
+    if (el.checkVisibility && !el.checkVisibility({ checkVisibilityCSS: true })) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const rootOf = (el) => el.getRootNode();
+  const byId = (el, id) => {
+    const root = rootOf(el);
+    return (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+  };
+  const textOf = (el) => {
+    if (!el) return "";
+    if (el.nodeType === 3) return el.nodeValue || "";
+    if (el.tagName === "INPUT" && /^(button|submit|reset)$/i.test(el.type)) return el.value || "";
+    if (el.tagName === "IMG") return el.getAttribute("alt") || "";
+    if (el.tagName === "SELECT" || el.tagName === "SCRIPT" || el.tagName === "STYLE") return "";
+    let out = "";
+    for (const child of el.childNodes) {
+      if (child.nodeType === 3) out += child.nodeValue;
+      else if (child.nodeType === 1) {
+        if (child.hidden || child.getAttribute("aria-hidden") === "true") continue;
+        if (/^(INPUT|TEXTAREA|SELECT)$/.test(child.tagName)) continue;
+        out += " " + (child.getAttribute("aria-label") || textOf(child)) + " ";
+      }
+    }
+    if (!squash(out) && el.shadowRoot) out = textOf(el.shadowRoot);
+    return out;
+  };
+
+  // --- roles and names -----------------------------------------------------------------------------
+  const roleOf = (el) => {
+    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+    if (explicit && explicit !== "presentation" && explicit !== "none") return explicit;
+    const tag = el.tagName;
+    if (tag === "A") return el.hasAttribute("href") ? "link" : "";
+    if (tag === "BUTTON" || tag === "SUMMARY") return "button";
+    if (tag === "SELECT") return el.multiple || el.size > 1 ? "listbox" : "combobox";
+    if (tag === "TEXTAREA") return "textbox";
+    if (tag === "INPUT") {
+      const t = (el.getAttribute("type") || "").toLowerCase();
+      if (t === "hidden") return "";
+      if (/^(button|submit|reset|image)$/.test(t)) return "button";
+      if (t === "checkbox" || t === "radio") return t;
+      if (t === "range") return "slider";
+      if (t === "file") return "file";
+      if (TEXT_TYPES.has(t)) return "textbox";
+      return "textbox";
+    }
+    if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
+    return "";
+  };
+  const isClickableFallback = (el) => {
+    if (el.hasAttribute("onclick") || state.listeners.has(el)) return true;
+    const tabindex = el.getAttribute("tabindex");
+    if (tabindex !== null && Number(tabindex) >= 0 && squash(textOf(el))) return true;
+    if (/^(HTML|BODY)$/.test(el.tagName)) return false;
+    const cs = getComputedStyle(el);
+    if (cs.cursor !== "pointer") return false;
+    const parent = el.parentElement || (rootOf(el).host || null);
+    return !parent || getComputedStyle(parent).cursor !== "pointer";
+  };
+  const labelTextOf = (el) => {
+    const parts = [];
+    if (el.labels) for (const l of el.labels) parts.push(textOf(l));
+    return clip(parts.join(" "));
+  };
+  const nearbyLabel = (el) => {
+    let node = el;
+    for (let depth = 0; depth < 4 && node && node.parentElement; depth += 1) {
+      let sib = node.previousElementSibling;
+      for (let hops = 0; sib && hops < 3; hops += 1, sib = sib.previousElementSibling) {
+        if (sib.querySelector && sib.querySelector("input,select,textarea,button")) break;
+        const t = clip(textOf(sib), 40);
+        if (t) return t.replace(/[:：*\s]+$/, "").replace(/^[*\s]+/, "");
+      }
+      node = node.parentElement;
+      if (node && /^(FORM|FIELDSET|TABLE|BODY|UL|OL)$/.test(node.tagName)) break;
+    }
+    return "";
+  };
+  const explicitLabel = (el) => {
+    const ids = el.getAttribute("aria-labelledby");
+    if (ids) {
+      const t = ids.split(/\s+/).map((id) => textOf(byId(el, id))).join(" ");
+      if (squash(t)) return clip(t);
+    }
+    const aria = el.getAttribute("aria-label");
+    if (aria && squash(aria)) return clip(aria);
+    return "";
+  };
+  const isField = (role) => /^(textbox|searchbox|combobox|listbox|spinbutton|slider|file|checkbox|radio|switch)$/.test(role);
+  const describe = (el, role) => {
+    const explicit = explicitLabel(el);
+    const label = isField(role) ? (labelTextOf(el) || "") : "";
+    let name = explicit || label;
+    let nearby = "";
+    if (!name && NAME_FROM_CONTENT.has(role)) name = clip(textOf(el));
+    if (!name && isField(role)) { nearby = nearbyLabel(el); name = nearby; }
+    if (!name) name = clip(el.getAttribute("title") || el.getAttribute("placeholder") || "");
+    if (!name && el.tagName === "A") {
+      const img = el.querySelector("img[alt]");
+      if (img) name = clip(img.getAttribute("alt"));
+    }
+    return { name, label: label || nearby || (isField(role) ? explicit : "") };
+  };
+
+  // --- context used by fingerprints ----------------------------------------------------------------
+  const parentOf = (node) => node.parentElement || (rootOf(node).host || null);
+  const headingText = (el) => {
+    if (/^H[1-6]$/.test(el.tagName) || el.getAttribute("role") === "heading" || el.tagName === "LEGEND" ||
+        el.tagName === "CAPTION") return clip(textOf(el), 60);
+    return "";
+  };
+  const containerOf = (el) => {
+    let node = el;
+    for (let depth = 0; depth < 12 && node; depth += 1) {
+      const parent = parentOf(node);
+      if (!parent) break;
+      if (parent.tagName === "FIELDSET") {
+        const legend = parent.querySelector(":scope > legend");
+        if (legend) return clip(textOf(legend), 60);
+      }
+      const role = parent.getAttribute("role");
+      if (role === "dialog" || role === "alertdialog" || parent.tagName === "DIALOG") {
+        const n = explicitLabel(parent);
+        if (n) return n;
+      }
+      let sib = node.previousElementSibling;
+      for (let hops = 0; sib && hops < 8; hops += 1, sib = sib.previousElementSibling) {
+        const h = headingText(sib) || (sib.children.length <= 2 && sib.firstElementChild
+          ? headingText(sib.firstElementChild) : "");
+        if (h) return h;
+      }
+      node = parent;
+    }
+    return "";
+  };
+  const rowOf = (el) => {
+    let node = parentOf(el);
+    let cell = el;
+    for (let depth = 0; depth < 8 && node; depth += 1) {
+      const role = node.getAttribute("role");
+      if (node.tagName === "TR" || role === "row" || node.tagName === "LI") {
+        const parts = [];
+        for (const c of node.children) if (c !== cell) parts.push(clip(textOf(c), 40));
+        return clip(parts.filter(Boolean).join(" | "), 100);
+      }
+      if (/^(TABLE|FORM|BODY|UL|OL)$/.test(node.tagName)) break;
+      cell = node;
+      node = parentOf(node);
+    }
+    return "";
+  };
+  const shadowPath = (el) => {
+    const path = [];
+    let root = rootOf(el);
+    while (root && root.host) { path.unshift(root.host.tagName.toLowerCase()); root = rootOf(root.host); }
+    return path;
+  };
+
+  // --- sensitivity and values ----------------------------------------------------------------------
+  const looksLikeNumber = (v) => CARD_OR_ID.test((v || "").trim());
+  const isSensitiveField = (el) => {
+    if (el.closest && el.closest("[data-finrpa-sensitive]")) return true;
+    if (el.tagName === "INPUT" && (el.getAttribute("type") || "").toLowerCase() === "password") return true;
+    return SENSITIVE_AUTOCOMPLETE.test(el.getAttribute("autocomplete") || "");
+  };
+  const maskValue = (v) => {
+    const digits = v.replace(/\D/g, "");
+    return "*".repeat(Math.max(digits.length - 4, 4)) + digits.slice(-4);
+  };
+  const valueOf = (el, role) => {
+    if (!("value" in el) || role === "button" || el.tagName === "BUTTON") {
+      if (el.isContentEditable) return { value: clip(el.innerText, 200), sensitive: false };
+      return { value: null, sensitive: false };
+    }
+    if (el.tagName === "SELECT") {
+      const picked = [...el.selectedOptions].map((o) => squash(o.label || o.text));
+      return { value: picked.join(", "), sensitive: false };
+    }
+    if (role === "checkbox" || role === "radio" || role === "file") {
+      return { value: role === "file" ? [...(el.files || [])].map((f) => f.name).join(", ") : null,
+        sensitive: false };
+    }
+    const raw = String(el.value || "");
+    if (isSensitiveField(el)) return { value: raw ? "******" : "", sensitive: true };
+    if (looksLikeNumber(raw)) return { value: maskValue(raw), sensitive: true };
+    return { value: clip(raw, 200), sensitive: false };
+  };
+  const optionsOf = (el, role) => {
+    if (el.tagName === "SELECT") return [...el.options].slice(0, 100).map((o) => clip(o.label || o.text));
+    if (role === "listbox" || role === "combobox") {
+      const owned = el.getAttribute("aria-controls") || el.getAttribute("aria-owns");
+      const box = role === "listbox" ? el : (owned ? byId(el, owned.split(/\s+/)[0]) : null);
+      if (box && visible(box)) {
+        return [...box.querySelectorAll("[role=option]")].filter(visible).slice(0, 100)
+          .map((o) => clip(explicitLabel(o) || textOf(o)));
+      }
+    }
+    return null;
+  };
+  const dateOf = (el) => {
+    const v = el.getAttribute("data-date") || el.getAttribute("data-day") || el.getAttribute("title") ||
+      el.getAttribute("aria-label") || "";
+    return /\d{4}\s*[-/年.]\s*\d{1,2}\s*[-/月.]\s*\d{1,2}/.test(v) ? clip(v, 40) : null;
+  };
+
+  // --- the walk -----------------------------------------------------------------------------------
+  const candidateRole = (el) => {
+    const role = roleOf(el);
+    if (role && (INTERACTIVE_ROLES.has(role) || role === "file")) return role;
+    if (role && role !== "generic" && !isClickableFallback(el)) return "";
+    if (/^(SCRIPT|STYLE|HEAD|META|LINK|TITLE|NOSCRIPT|TEMPLATE|SVG|PATH|OPTION|LABEL|HTML|BODY)$/i.test(el.tagName)) return "";
+    return isClickableFallback(el) ? "clickable" : "";
+  };
+  const walk = (root, visit) => {
+    const all = root.querySelectorAll("*");
+    for (const el of all) {
+      visit(el);
+      if (el.shadowRoot) { observe(el.shadowRoot); walk(el.shadowRoot, visit); }
+    }
+  };
+  const insideClickable = (el, chosen) => {
+    for (let p = parentOf(el), d = 0; p && d < 6; p = parentOf(p), d += 1) if (chosen.has(p)) return true;
+    return false;
+  };
+  const collect = (filterRole) => {
+    const out = [];
+    const chosen = new Set();
+    walk(document, (el) => {
+      const role = candidateRole(el);
+      if (!role || (filterRole && role !== filterRole)) return;
+      if (role === "clickable" && insideClickable(el, chosen)) return;
+      if (!visible(el) && !hiddenControlWithLabel(el, role)) return;
+      chosen.add(el);
+      out.push({ el, role });
+    });
+    return out;
+  };
+  // Custom checkboxes hide the real input and style its label; the input is still the thing to act on.
+  const hiddenControlWithLabel = (el, role) =>
+    (role === "checkbox" || role === "radio") && el.labels && [...el.labels].some(visible);
+
+  const fingerprintOf = (item, peers) => {
+    const { el, role } = item;
+    const { name, label } = item.desc || describe(el, role);
+    const key = role + "\u0001" + name;
+    const list = peers.get(key) || [];
+    return { role, name, label, container: containerOf(el), row: rowOf(el),
+      index: list.indexOf(el), count: list.length };
+  };
+  const groupPeers = (items) => {
+    const peers = new Map();
+    for (const item of items) {
+      item.desc = item.desc || describe(item.el, item.role);
+      const key = item.role + "\u0001" + item.desc.name;
+      if (!peers.has(key)) peers.set(key, []);
+      peers.get(key).push(item.el);
+    }
+    return peers;
+  };
+  const rectOf = (el) => {
+    let r = el.getBoundingClientRect();
+    if ((r.width === 0 || r.height === 0) && el.labels && el.labels.length) r = el.labels[0].getBoundingClientRect();
+    return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
+  };
+  const enabled = (el) => !(el.disabled || el.getAttribute("aria-disabled") === "true" ||
+    (el.closest && el.closest("fieldset[disabled]") && !el.closest("legend")) || el.closest("[inert]"));
+  const elementRecord = (item, peers) => {
+    const { el, role } = item;
+    const fp = fingerprintOf(item, peers);
+    const v = valueOf(el, role);
+    const checkable = role === "checkbox" || role === "radio" || role === "switch" || role === "menuitemcheckbox";
+    const ariaChecked = el.getAttribute("aria-checked");
+    return {
+      role, name: fp.name, label: fp.label, tag: el.tagName.toLowerCase(),
+      type: el.tagName === "INPUT" ? (el.getAttribute("type") || "text").toLowerCase() : null,
+      value: v.value, sensitive: v.sensitive || isSensitiveField(el), options: optionsOf(el, role),
+      checked: checkable ? (("checked" in el && el.tagName === "INPUT") ? el.checked : ariaChecked === "true") : null,
+      disabled: !enabled(el), readonly: !!el.readOnly || el.getAttribute("aria-readonly") === "true",
+      expanded: el.hasAttribute("aria-expanded") ? el.getAttribute("aria-expanded") === "true" : null,
+      required: !!el.required || el.getAttribute("aria-required") === "true",
+      visible: visible(el), bbox: rectOf(el), shadow_path: shadowPath(el), date: dateOf(el),
+      href: el.tagName === "A" ? clip(el.getAttribute("href") || "", 120) : null,
+      fingerprint: fp,
+    };
+  };
+
+  // --- page-level facts -----------------------------------------------------------------------------
+  const dialogs = () => {
+    const out = [];
+    walk(document, (el) => {
+      const role = el.getAttribute("role");
+      const modal = el.getAttribute("aria-modal") === "true";
+      if (!(role === "dialog" || role === "alertdialog" || (el.tagName === "DIALOG" && el.open) || modal)) return;
+      if (!visible(el)) return;
+      const heading = el.querySelector("h1,h2,h3,h4,[role=heading]");
+      out.push({ name: explicitLabel(el) || (heading ? clip(textOf(heading)) : ""),
+        text: maskNumbers(clip(el.innerText || textOf(el), 300)), modal: modal || el.tagName === "DIALOG" });
+    });
+    return out;
+  };
+  const tableCaption = (t) => {
+    const cap = t.querySelector("caption");
+    if (cap) return clip(textOf(cap), 60);
+    const n = explicitLabel(t);
+    if (n) return n;
+    return containerOf(t);
+  };
+  const tables = () => {
+    const out = [];
+    walk(document, (t) => {
+      if (!(t.tagName === "TABLE" || /^(table|grid|treegrid)$/.test(t.getAttribute("role") || ""))) return;
+      if (!visible(t)) return;
+      const headers = [...t.querySelectorAll("th,[role=columnheader]")].map((h) => clip(textOf(h), 30));
+      const rows = t.tagName === "TABLE" ? [...t.rows].filter((r) => !r.querySelector("th")).length
+        : t.querySelectorAll("[role=row]").length - (headers.length ? 1 : 0);
+      if (!headers.length && rows < 2) return;
+      out.push({ caption: tableCaption(t), headers: headers.slice(0, 30), row_count: Math.max(rows, 0) });
+    });
+    return out;
+  };
+  const headings = () => {
+    const out = [];
+    walk(document, (el) => {
+      if (/^H[1-6]$/.test(el.tagName) && visible(el)) out.push({ level: Number(el.tagName[1]), text: clip(textOf(el)) });
+    });
+    return out.slice(0, 40);
+  };
+  const rawText = () => {
+    let text = document.body ? document.body.innerText || "" : "";
+    walk(document, (el) => { if (el.shadowRoot && visible(el)) text += "\n" + (el.shadowRoot.textContent || ""); });
+    return text.replace(/[ \t]+/g, " ").replace(/\n\s*\n+/g, "\n").trim();
+  };
+  const visibleText = (limit) => {
+    const text = rawText();
+    return maskNumbers(text.length > limit ? text.slice(0, limit) : text);
+  };
+  const counters = () => ({ doc: state.doc, nav: state.nav, epoch: state.epoch, changes: state.changes,
+    url: location.href, scroll: [Math.round(scrollX), Math.round(scrollY)] });
+
+  // --- occlusion ----------------------------------------------------------------------------------
+  const deepHit = (x, y) => {
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  const composedContains = (outer, node) => {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === outer) return true;
+    return false;
+  };
+  const hitsTarget = (el, x, y) => {
+    const hit = deepHit(x, y);
+    if (!hit) return false;
+    if (composedContains(el, hit)) return true;
+    if (el.labels) for (const l of el.labels) if (composedContains(l, hit)) return true;
+    return false;
+  };
+  const centreOf = (el) => {
+    let r = el.getBoundingClientRect();
+    if ((r.width < 2 || r.height < 2) && el.labels && el.labels.length) r = el.labels[0].getBoundingClientRect();
+    return [r.left + r.width / 2, r.top + r.height / 2, r];
+  };
+  const inViewport = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+
+  // --- resolution by fingerprint ---------------------------------------------------------------------
+  const sameText = (a, b) => squash(a) === squash(b);
+  const resolve = (fp) => {
+    const items = collect(fp.role);
+    const peers = groupPeers(items);
+    const same = peers.get(fp.role + "\u0001" + fp.name) || [];
+    if (!same.length) return { status: "not_found", count: 0 };
+    const byEl = new Map(items.map((i) => [i.el, i]));
+    const matching = same.filter((el) => {
+      const f = fingerprintOf(byEl.get(el), peers);
+      return sameText(f.label, fp.label) && sameText(f.container, fp.container) && sameText(f.row, fp.row);
+    });
+    if (!matching.length) return { status: "fingerprint_mismatch", count: same.length };
+    let el = matching[0];
+    if (matching.length > 1) {
+      if (same.length !== fp.count || !matching.includes(same[fp.index])) {
+        return { status: "ambiguous", count: matching.length };
+      }
+      el = same[fp.index];
+    }
+    return inspect(el, fp.role, same.length);
+  };
+  const inspect = (el, role, count) => {
+    const visibleNow = visible(el) || hiddenControlWithLabel(el, role);
+    if (!visibleNow) return { status: "not_visible", count };
+    if (!enabled(el)) return { status: "disabled", count };
+    let [x, y, r] = centreOf(el);
+    if (!inViewport(r)) {
+      (el.labels && el.labels.length && r !== el.getBoundingClientRect() ? el.labels[0] : el)
+        .scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      [x, y, r] = centreOf(el);
+    }
+    if (!hitsTarget(el, x, y)) return { status: "occluded", count };
+    const token = "r" + (++state.seq);
+    state.taken.set(token, el);
+    return { status: "ok", count, token, point: [x, y], counters: counters(), bbox: rectOf(el) };
+  };
+  const take = (token) => { const el = state.taken.get(token); state.taken.clear(); return el || null; };
+
+  // --- masking for screenshots -----------------------------------------------------------------------
+  const markSensitive = (textNumbers) => {
+    let count = 0;
+    walk(document, (el) => {
+      let mark = false;
+      if (/^(INPUT|TEXTAREA)$/.test(el.tagName)) {
+        mark = isSensitiveField(el) || looksLikeNumber(String(el.value || ""));
+      } else if (textNumbers && el.childElementCount === 0) {
+        NUMBER_IN_TEXT.lastIndex = 0;
+        mark = NUMBER_IN_TEXT.test(el.textContent || "");
+      }
+      if (mark) { el.setAttribute("data-finrpa-mask", ""); count += 1; }
+      else if (el.hasAttribute("data-finrpa-mask")) el.removeAttribute("data-finrpa-mask");
+    });
+    return count;
+  };
+
+  const readState = (el, expected) => {
+    const sensitive = isSensitiveField(el);
+    let value;
+    if (el.tagName === "SELECT") value = [...el.selectedOptions].map((o) => squash(o.label || o.text)).join(", ");
+    else if ("value" in el && el.tagName !== "BUTTON") value = String(el.value);
+    else value = squash(el.innerText || "");
+    let matches = null;
+    if (expected !== null && expected !== undefined) {
+      matches = el.tagName === "SELECT"
+        ? [...el.selectedOptions].some((o) => squash(o.label || o.text) === squash(expected) || o.value === expected)
+        : value === expected || squash(value) === squash(expected);
+    }
+    return {
+      value: sensitive ? (value ? "******" : "") : (looksLikeNumber(value) ? maskValue(value) : clip(value, 200)),
+      matches, sensitive,
+      checked: "checked" in el && el.tagName === "INPUT" ? el.checked : el.getAttribute("aria-checked") === "true",
+      files: el.tagName === "INPUT" && el.files ? [...el.files].map((f) => f.name) : [],
+      connected: el.isConnected, counters: counters(),
+    };
+  };
+  const cellText = (c) => squash(c.innerText || c.textContent || "");
+  const extractTable = (caption, headers, max) => {
+    let found = null;
+    walk(document, (t) => {
+      if (found || !(t.tagName === "TABLE" || /^(table|grid|treegrid)$/.test(t.getAttribute("role") || ""))) return;
+      if (!visible(t)) return;
+      const hs = [...t.querySelectorAll("th,[role=columnheader]")].map((h) => clip(textOf(h), 30));
+      if ((caption === null || tableCaption(t) === caption) && (headers === null || hs.join("|") === headers.join("|"))) {
+        found = t;
+      }
+    });
+    if (!found) return null;
+    const rowEls = found.tagName === "TABLE" ? [...found.rows] : [...found.querySelectorAll("[role=row]")];
+    const hs = [...found.querySelectorAll("th,[role=columnheader]")].map(cellText);
+    const body = rowEls.filter((r) => !r.querySelector("th,[role=columnheader]"));
+    const rows = body.slice(0, max).map((r) =>
+      [...(r.cells || r.querySelectorAll("[role=cell],[role=gridcell]"))].map(cellText));
+    return { caption: tableCaption(found), headers: hs, rows, truncated: body.length > max };
+  };
+
+  const nextChange = (since, ms) => new Promise((resolve) => {
+    if (state.changes > since) { resolve(counters()); return; }
+    const timer = setTimeout(() => resolve(counters()), ms);
+    state.waiters.push(() => { clearTimeout(timer); resolve(counters()); });
+  });
+
+  const snapshot = (opts) => {
+    const items = collect(null);
+    const peers = groupPeers(items);
+    const max = opts.maxElements || 1500;
+    return {
+      counters: counters(), title: document.title || "",
+      elements: items.slice(0, max).map((i) => elementRecord(i, peers)), total_elements: items.length,
+      dialogs: dialogs(), tables: tables(), headings: headings(),
+      text: visibleText(opts.maxText || 4000),
+      html_digest_source: opts.withHtml ? document.documentElement.outerHTML : null,
+    };
+  };
+
+  const api = { snapshot, resolve, take, counters, markSensitive, nextChange, hitsTarget,
+    frameHit: (iframe, x, y) => {
+      const r = iframe.getBoundingClientRect();
+      const cs = getComputedStyle(iframe);
+      const px = r.left + iframe.clientLeft + parseFloat(cs.paddingLeft) + x;
+      const py = r.top + iframe.clientTop + parseFloat(cs.paddingTop) + y;
+      return { hit: hitsTarget(iframe, px, py), point: [px, py] };
+    },
+    frameOffset: (iframe) => {
+      const r = iframe.getBoundingClientRect();
+      const cs = getComputedStyle(iframe);
+      return [r.left + iframe.clientLeft + parseFloat(cs.paddingLeft), r.top + iframe.clientTop + parseFloat(cs.paddingTop)];
+    },
+    markElementSensitive: (el) => { el.setAttribute("data-finrpa-sensitive", ""); },
+    readState: (el, expected) => readState(el, expected),
+    optionFor: (el, wanted) => {
+      const w = squash(wanted);
+      const opts = [...el.options];
+      const hit = opts.find((o) => squash(o.label || o.text) === w) || opts.find((o) => o.value === wanted);
+      return hit ? hit.value : null;
+    },
+    hasText: (t) => rawText().includes(t),
+    elementState: (role, name) => {
+      const items = collect(role || null).filter((i) => describe(i.el, i.role).name === name);
+      return { count: items.length, enabled: items.some((i) => enabled(i.el)),
+        checked: items.some((i) => readState(i.el, null).checked) };
+    },
+    extractTable: (caption, headers, max) => extractTable(caption, headers, max),
+    describeElement: (el) => { const role = roleOf(el) || "clickable"; return describe(el, role); },
+    visible, enabled, maskNumbers,
+  };
+  Object.defineProperty(window, "__finrpa_pm", { value: Object.freeze(api), enumerable: false });
+})();

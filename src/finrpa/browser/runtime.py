@@ -1,0 +1,383 @@
+"""Browser processes and per-run contexts.
+
+One :class:`BrowserManager` (one Chromium process) per worker; one :class:`RunBrowser` (one
+BrowserContext with its own downloads folder, egress allowlist, locale and time zone) per run. A
+RunBrowser is closed when its run ends and is never reused for another run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import TracebackType
+
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Dialog,
+    Download,
+    Page,
+    Playwright,
+    Request,
+    Route,
+    async_playwright,
+)
+from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel, ConfigDict, Field
+
+from finrpa.browser.downloads import DownloadedFile, save_download
+from finrpa.browser.egress import EgressAllowlist
+from finrpa.browser.errors import BrowserUnavailableError, DownloadRejectedError, InvalidActionError
+from finrpa.browser.events import (
+    BrowserEvent,
+    DialogClosed,
+    DialogOpened,
+    EgressBlocked,
+    EventSink,
+    PageCrashed,
+    TabClosed,
+    TabOpened,
+)
+from finrpa.browser.locate import CHROMIUM_ARGS, MISSING_CHROMIUM_HELP, locate_chromium
+from finrpa.browser.script import page_model_js
+from finrpa.browser.session_state import SessionState
+
+
+class RunBrowserConfig(BaseModel):
+    """How a run's browser context is set up."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    run_id: str
+    downloads_dir: Path
+    portal_urls: list[str] = Field(default_factory=list)
+    extra_hosts: list[str] = Field(default_factory=list, description="host, host:port or *.domain")
+    storage_state: SessionState | Path | None = Field(
+        default=None, description="A session saved by export_storage_state (or a Playwright JSON file)."
+    )
+    locale: str = "zh-CN"
+    timezone_id: str = "Asia/Shanghai"
+    viewport: tuple[int, int] = (1366, 900)
+    max_download_bytes: int = 50 * 1024 * 1024
+    dialog_timeout_s: float = Field(
+        default=60.0, description="A native dialog nobody handles is dismissed after this long."
+    )
+
+
+class BrowserManager:
+    """One Chromium process; hands out one isolated context per run."""
+
+    def __init__(
+        self,
+        *,
+        chromium_path: str | None = None,
+        headless: bool = True,
+        extra_args: tuple[str, ...] = (),
+        launch_timeout_s: float = 30.0,
+    ) -> None:
+        self._chromium_path = chromium_path
+        self._headless = headless
+        self._extra_args = extra_args
+        self._launch_timeout_s = launch_timeout_s
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._runs: set[RunBrowser] = set()
+
+    async def start(self) -> None:
+        """Launch Chromium (found by :func:`locate_chromium`); raises BrowserUnavailableError if it cannot."""
+        if self._browser is not None:
+            return
+        location = locate_chromium(self._chromium_path)
+        if location is None:
+            raise BrowserUnavailableError(MISSING_CHROMIUM_HELP)
+        self._playwright = await async_playwright().start()
+        try:
+            self._browser = await self._playwright.chromium.launch(
+                executable_path=location.path,
+                headless=self._headless,
+                args=[*CHROMIUM_ARGS, *self._extra_args],
+                timeout=self._launch_timeout_s * 1000,
+            )
+        except PlaywrightError as exc:
+            await self._playwright.stop()
+            self._playwright = None
+            raise BrowserUnavailableError(
+                f"Chromium at {location.path} did not start ({exc.message.splitlines()[0]}). "
+                "Check that it runs, or set FINRPA_CHROMIUM_PATH to another Chromium."
+            ) from exc
+
+    @property
+    def browser(self) -> Browser:
+        if self._browser is None:
+            raise BrowserUnavailableError("The browser is not started; call BrowserManager.start() first.")
+        return self._browser
+
+    async def new_run(self, config: RunBrowserConfig, *, event_sink: EventSink | None = None) -> RunBrowser:
+        """A fresh context for one run (never shared, never reused)."""
+        run = await RunBrowser.open(self.browser, config, event_sink, on_close=self._runs.discard)
+        self._runs.add(run)
+        return run
+
+    async def close(self) -> None:
+        """Close every open run context, then the browser."""
+        for run in list(self._runs):
+            await run.close()
+        if self._browser is not None:
+            with contextlib.suppress(PlaywrightError):
+                await self._browser.close()
+            self._browser = None
+        if self._playwright is not None:
+            await self._playwright.stop()
+            self._playwright = None
+
+    async def __aenter__(self) -> BrowserManager:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+
+class Tab:
+    """One page of a run, with what the controller needs to know about it."""
+
+    def __init__(self, tab_id: str, page: Page, opener_id: str | None) -> None:
+        self.tab_id = tab_id
+        self.page = page
+        self.opener_id = opener_id
+        self.pending_dialog: Dialog | None = None
+        self.dialog_policy: str | None = None  # one-shot "accept" / "dismiss" set by an action
+        self.dialog_prompt_text: str | None = None
+        self.last_dialog: tuple[str, str, bool] | None = None  # type, message, accepted
+        self.activity = asyncio.Event()  # set on dialog, download, popup or main-frame navigation
+        self.downloads: list[asyncio.Future[DownloadedFile]] = []
+        self.main_navigations = 0
+        self.dialog_count = 0
+
+
+class RunBrowser:
+    """A run's isolated browser context: tabs, egress allowlist, downloads folder, events."""
+
+    def __init__(
+        self,
+        context: BrowserContext,
+        config: RunBrowserConfig,
+        allowlist: EgressAllowlist,
+        event_sink: EventSink | None,
+        on_close: Callable[[RunBrowser], None],
+    ) -> None:
+        self.context = context
+        self.config = config
+        self.allowlist = allowlist
+        self.events: list[BrowserEvent] = []
+        self.tabs: dict[str, Tab] = {}
+        self.active_tab_id = ""
+        self._sink = event_sink
+        self._on_close = on_close
+        self._tab_ids = itertools.count(1)
+        self._closed = False
+        self._tasks: set[asyncio.Task[object]] = set()
+
+    @classmethod
+    async def open(
+        cls,
+        browser: Browser,
+        config: RunBrowserConfig,
+        event_sink: EventSink | None,
+        on_close: Callable[[RunBrowser], None],
+    ) -> RunBrowser:
+        storage = config.storage_state
+        if isinstance(storage, Path) and not storage.is_file():
+            raise InvalidActionError(f"The saved session {storage} does not exist; start without it.")
+        restored = storage.to_playwright() if isinstance(storage, SessionState) else storage
+        width, height = config.viewport
+        context = await browser.new_context(
+            locale=config.locale,
+            timezone_id=config.timezone_id,
+            viewport={"width": width, "height": height},
+            accept_downloads=True,
+            storage_state=restored,
+            service_workers="block",
+        )
+        allowlist = EgressAllowlist.build(config.portal_urls, config.extra_hosts)
+        run = cls(context, config, allowlist, event_sink, on_close)
+        config.downloads_dir.mkdir(parents=True, exist_ok=True)
+        await context.add_init_script(page_model_js())
+        await context.route(allowlist.blocked_pattern(), run._block_request)
+        context.on("page", run._adopt_page)
+        return run
+
+    # -- events ---------------------------------------------------------------------------------------
+    def emit(self, event: BrowserEvent) -> None:
+        self.events.append(event)
+        if len(self.events) > 1000:
+            del self.events[:500]
+        if self._sink is not None:
+            self._sink(event)
+
+    async def _block_request(self, route: Route, request: Request) -> None:
+        if self.allowlist.allows_url(request.url):
+            await route.fallback()
+            return
+        navigation = request.is_navigation_request()
+        host = _host_of(request.url)
+        self.emit(EgressBlocked(run_id=self.config.run_id, url=_short(request.url), host=host,
+                                resource_type=request.resource_type, navigation=navigation))
+        with contextlib.suppress(PlaywrightError):
+            await route.abort("blockedbyclient")
+
+    # -- tabs -----------------------------------------------------------------------------------------
+    async def new_tab(self, url: str | None = None) -> Tab:
+        """Open a tab (optionally at ``url``, which must be inside the allowlist) and make it active."""
+        if url is not None and not self.allowlist.allows_url(url):
+            raise InvalidActionError(f"{_short(url)} is outside this run's allowed hosts.")
+        page = await self.context.new_page()
+        tab = self._tab_for(page)
+        self.active_tab_id = tab.tab_id
+        if url is not None:
+            await page.goto(url)
+        return tab
+
+    @property
+    def active_tab(self) -> Tab:
+        tab = self.tabs.get(self.active_tab_id)
+        if tab is None:
+            raise InvalidActionError("This run has no open tab; navigate first.")
+        return tab
+
+    def tab(self, tab_id: str | None) -> Tab:
+        if tab_id is None:
+            return self.active_tab
+        tab = self.tabs.get(tab_id)
+        if tab is None or tab.page.is_closed():
+            known = ", ".join(t for t, v in self.tabs.items() if not v.page.is_closed()) or "none"
+            raise InvalidActionError(f"There is no open tab {tab_id!r} (open tabs: {known}).")
+        return tab
+
+    def _adopt_page(self, page: Page) -> None:
+        if any(t.page is page for t in self.tabs.values()):
+            return
+        opener_id = self.active_tab_id or None
+        tab = self._tab_for(page, opener_id)
+        self.emit(TabOpened(run_id=self.config.run_id, tab_id=tab.tab_id, url=_short(page.url),
+                            opener_tab_id=opener_id))
+        opener = self.tabs.get(opener_id or "")
+        if opener is not None:
+            opener.activity.set()
+
+    def _tab_for(self, page: Page, opener_id: str | None = None) -> Tab:
+        for existing in self.tabs.values():
+            if existing.page is page:
+                return existing
+        tab = Tab(f"t{next(self._tab_ids)}", page, opener_id)
+        self.tabs[tab.tab_id] = tab
+        page.on("dialog", lambda dialog: self._spawn(self._on_dialog(tab, dialog)))
+        page.on("download", lambda download: self._on_download(tab, download))
+        page.on("framenavigated", lambda frame: self._on_navigated(tab, frame))
+        page.on("close", lambda _page: self._on_tab_closed(tab))
+        page.on("crash", lambda _page: self.emit(PageCrashed(run_id=self.config.run_id, tab_id=tab.tab_id)))
+        return tab
+
+    def _on_navigated(self, tab: Tab, frame: object) -> None:
+        if frame is tab.page.main_frame:
+            tab.main_navigations += 1
+            tab.activity.set()
+
+    def _on_tab_closed(self, tab: Tab) -> None:
+        self.emit(TabClosed(run_id=self.config.run_id, tab_id=tab.tab_id))
+        if self.active_tab_id == tab.tab_id:
+            alive = [t for t in self.tabs.values() if not t.page.is_closed()]
+            self.active_tab_id = alive[-1].tab_id if alive else ""
+
+    # -- dialogs --------------------------------------------------------------------------------------
+    async def _on_dialog(self, tab: Tab, dialog: Dialog) -> None:
+        tab.dialog_count += 1
+        self.emit(DialogOpened(run_id=self.config.run_id, tab_id=tab.tab_id, dialog_type=dialog.type,
+                               message=dialog.message[:500]))
+        policy, tab.dialog_policy = tab.dialog_policy, None
+        if policy is not None:
+            await self.close_dialog(tab, dialog, accept=policy == "accept", automatic=True)
+            return
+        tab.pending_dialog = dialog
+        tab.activity.set()
+        await asyncio.sleep(self.config.dialog_timeout_s)
+        if tab.pending_dialog is dialog:
+            await self.close_dialog(tab, dialog, accept=False, automatic=True)
+
+    async def close_dialog(
+        self, tab: Tab, dialog: Dialog, *, accept: bool, automatic: bool, prompt_text: str | None = None
+    ) -> None:
+        """Accept or dismiss a native dialog and report it."""
+        if tab.pending_dialog is dialog:
+            tab.pending_dialog = None
+        tab.last_dialog = (dialog.type, dialog.message[:500], accept)
+        with contextlib.suppress(PlaywrightError):
+            if accept:
+                await dialog.accept(prompt_text or tab.dialog_prompt_text or "")
+            else:
+                await dialog.dismiss()
+        tab.dialog_prompt_text = None
+        tab.activity.set()
+        self.emit(DialogClosed(run_id=self.config.run_id, tab_id=tab.tab_id, accepted=accept,
+                               automatic=automatic))
+
+    # -- downloads ------------------------------------------------------------------------------------
+    def _on_download(self, tab: Tab, download: Download) -> None:
+        future: asyncio.Future[DownloadedFile] = asyncio.get_running_loop().create_future()
+        tab.downloads.append(future)
+        tab.activity.set()
+        self._spawn(self._save(tab, download, future))
+
+    async def _save(self, tab: Tab, download: Download, future: asyncio.Future[DownloadedFile]) -> None:
+        from finrpa.browser.events import DownloadSaved
+
+        try:
+            saved = await save_download(download, self.config.downloads_dir, self.config.max_download_bytes)
+        except DownloadRejectedError as exc:
+            future.set_exception(exc)
+            return
+        future.set_result(saved)
+        self.emit(DownloadSaved(run_id=self.config.run_id, tab_id=tab.tab_id, filename=saved.filename,
+                                size=saved.size, sha256=saved.sha256, media_type=saved.media_type))
+
+    def _spawn(self, coro: Awaitable[object]) -> None:
+        task: asyncio.Task[object] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- session --------------------------------------------------------------------------------------
+    async def export_storage_state(self) -> SessionState:
+        """Cookies and localStorage of the run, to restore the session later (treat it as a secret)."""
+        return SessionState.from_playwright(await self.context.storage_state())
+
+    async def close(self) -> None:
+        """Close the context (tabs, storage, temporary download files). Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        with contextlib.suppress(PlaywrightError):
+            await self.context.close()
+        self._on_close(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+
+def _host_of(url: str) -> str:
+    from urllib.parse import urlsplit
+
+    return (urlsplit(url).hostname or "").lower()
+
+
+def _short(url: str, limit: int = 300) -> str:
+    """A URL for events and messages: without query string (it may carry tokens) and bounded."""
+    head = url.split("?", 1)[0].split("#", 1)[0]
+    return head if len(head) <= limit else head[: limit - 1] + "…"

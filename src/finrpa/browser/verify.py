@@ -1,0 +1,160 @@
+"""Postconditions: wait (event-driven, no fixed sleeps) until an action's effect is observable."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame
+
+from finrpa.browser.actions import Expectation
+from finrpa.browser.frames import frame_tree
+from finrpa.browser.runtime import RunBrowser, Tab
+from finrpa.browser.script import invoke
+
+_MAX_PAUSE_S = 0.25
+
+
+@dataclass
+class Baseline:
+    """What the tab looked like just before an action."""
+
+    main_navigations: int
+    dialogs: int
+    downloads: int
+    tabs: int
+    frame: Frame
+    counters: dict[str, Any]
+
+    @classmethod
+    def take(cls, run: RunBrowser, tab: Tab, frame: Frame, counters: dict[str, Any]) -> Baseline:
+        return cls(tab.main_navigations, tab.dialog_count, len(tab.downloads), len(run.tabs), frame, counters)
+
+
+async def counters_of(frame: Frame) -> dict[str, Any] | None:
+    """The page-model counters of ``frame``, or None when its document is gone (it navigated)."""
+    try:
+        result = await invoke(frame, "counters")
+    except PlaywrightError:
+        return None
+    return result if isinstance(result, dict) else None
+
+
+def _events_changed(run: RunBrowser, tab: Tab, base: Baseline) -> bool:
+    return (
+        tab.main_navigations > base.main_navigations
+        or tab.dialog_count > base.dialogs
+        or len(tab.downloads) > base.downloads
+        or len(run.tabs) > base.tabs
+    )
+
+
+async def _pause(tab: Tab, frame: Frame, since: int, seconds: float) -> None:
+    """Return on the next DOM change in ``frame``, tab activity, or after ``seconds``."""
+    ms = max(1, int(seconds * 1000))
+    change = asyncio.ensure_future(frame.evaluate(
+        "([s, ms]) => window.__finrpa_pm ? window.__finrpa_pm.nextChange(s, ms) : null", [since, ms]
+    ))
+    activity = asyncio.ensure_future(tab.activity.wait())
+    _done, pending = await asyncio.wait({change, activity}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    for task in (change, activity):
+        with contextlib.suppress(asyncio.CancelledError, PlaywrightError):
+            await task
+
+
+async def wait_for_change(run: RunBrowser, tab: Tab, base: Baseline, timeout_s: float) -> dict[str, Any] | None:
+    """Wait until something observable changed; return the frame's counters (``{}`` if it navigated away),
+    or None if nothing changed in time."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        tab.activity.clear()
+        counters = await counters_of(base.frame)
+        if counters is None or counters.get("doc") != base.counters.get("doc"):
+            return {}
+        if _events_changed(run, tab, base) or counters["changes"] > base.counters["changes"]:
+            return counters
+        if counters.get("nav") != base.counters.get("nav") or counters.get("url") != base.counters.get("url"):
+            return counters
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return None
+        await _pause(tab, base.frame, int(counters["changes"]), min(remaining, _MAX_PAUSE_S))
+
+
+async def unmet(run: RunBrowser, tab: Tab, expectation: Expectation, base: Baseline) -> list[str]:
+    """The parts of ``expectation`` that do not hold now (empty when all hold)."""
+    missing: list[str] = []
+    url = tab.page.url
+    if expectation.url_contains is not None and expectation.url_contains not in url:
+        missing.append(f"the URL to contain {expectation.url_contains!r}")
+    if expectation.url_matches is not None and not re.search(expectation.url_matches, url):
+        missing.append(f"the URL to match {expectation.url_matches!r}")
+    if expectation.dialog and tab.dialog_count <= base.dialogs:
+        missing.append("a dialog to open")
+    if expectation.download and len(tab.downloads) <= base.downloads:
+        missing.append("a download to start")
+    if expectation.new_tab and len(run.tabs) <= base.tabs:
+        missing.append("a new tab to open")
+    if tab.pending_dialog is not None:
+        return missing  # the page is blocked by a native dialog; page checks would hang
+    if expectation.text_visible is not None and not await _any_frame(tab, "hasText", expectation.text_visible):
+        missing.append(f"the text {expectation.text_visible!r} to appear")
+    if expectation.text_gone is not None and await _any_frame(tab, "hasText", expectation.text_gone):
+        missing.append(f"the text {expectation.text_gone!r} to disappear")
+    if expectation.element is not None and not await _element_state_holds(tab, expectation):
+        e = expectation.element
+        missing.append(f"{e.role or 'element'} {e.name!r} to be {e.state}")
+    return missing
+
+
+async def _any_frame(tab: Tab, method: str, *args: Any) -> bool:
+    results = await asyncio.gather(
+        *(invoke(node.frame, method, *args) for node in frame_tree(tab.page)), return_exceptions=True
+    )
+    return any(r is True for r in results)
+
+
+async def _element_state_holds(tab: Tab, expectation: Expectation) -> bool:
+    e = expectation.element
+    assert e is not None
+    results = await asyncio.gather(
+        *(invoke(node.frame, "elementState", e.role, e.name) for node in frame_tree(tab.page)),
+        return_exceptions=True,
+    )
+    states = [r for r in results if isinstance(r, dict)]
+    count = sum(int(s["count"]) for s in states)
+    checks = {
+        "visible": count > 0,
+        "hidden": count == 0,
+        "enabled": any(s["enabled"] for s in states),
+        "disabled": count > 0 and not any(s["enabled"] for s in states),
+        "checked": any(s["checked"] for s in states),
+        "unchecked": count > 0 and not any(s["checked"] for s in states),
+    }
+    return checks[e.state]
+
+
+async def wait_for_expectation(
+    run: RunBrowser, tab: Tab, expectation: Expectation, base: Baseline, timeout_s: float
+) -> list[str]:
+    """Wait until ``expectation`` holds; return what is still missing at the deadline (empty: it held)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        tab.activity.clear()
+        missing = await unmet(run, tab, expectation, base)
+        if not missing:
+            return []
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return missing
+        main = tab.page.main_frame
+        counters = await counters_of(main)
+        since = int(counters["changes"]) if counters else 0
+        await _pause(tab, main, since, min(remaining, _MAX_PAUSE_S))
