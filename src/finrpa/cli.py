@@ -62,6 +62,15 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
+def _register_sandbox() -> None:
+    from finrpa.sandbox.command import sandbox
+
+    app.command(name="sandbox")(sandbox)
+
+
+_register_sandbox()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:

@@ -1,0 +1,53 @@
+"""Bank statement download: log in, query an account over a date range, export the CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from bench.baseline.login import login
+from playwright.async_api import FrameLocator, Page
+
+
+async def _save_csv(page: Page, link_name: str, params: dict[str, Any]) -> dict[str, Any]:
+    async with page.expect_download() as info:
+        await page.get_by_role("link", name=link_name).click()
+    download = await info.value
+    target = Path(params["download_dir"]) / download.suggested_filename
+    await download.save_as(target)
+    rows = target.read_text(encoding="utf-8-sig").count("\n") - 1
+    return {"csv_path": str(target), "rows": rows, "filename": download.suggested_filename}
+
+
+async def run_v1(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
+    await login(page, base_url, "bank", params, "v1")
+    await page.get_by_role("navigation").get_by_role("link", name="账户明细查询").click()
+    await page.get_by_label("账号").select_option(params["account"])
+    await page.get_by_label("开始日期").fill(params["start"])
+    await page.get_by_label("结束日期").fill(params["end"])
+    await page.keyboard.press("Escape")
+    await page.get_by_role("button", name="查询", exact=True).click()
+    await page.get_by_role("table", name="交易明细").wait_for()
+    return await _save_csv(page, "导出CSV", params)
+
+
+async def _pick_date(frame: FrameLocator, label: str, iso_date: str) -> None:
+    """The v2 date fields are readonly: open the calendar, choose year and month, click the day."""
+    year, month, day = (int(part) for part in iso_date.split("-"))
+    await frame.get_by_label(label).click()
+    calendar = frame.get_by_role("dialog")
+    await calendar.get_by_label("年份").select_option(str(year))
+    await calendar.get_by_label("月份").select_option(str(month))
+    await calendar.get_by_role("button", name=f"{year}年{month}月{day}日", exact=True).click()
+
+
+async def run_v2(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
+    await login(page, base_url, "bank", params, "v2")
+    await page.get_by_role("navigation").get_by_role("link", name="交易明细查询").click()
+    form = page.frame_locator("iframe[title='检索条件']")
+    await _pick_date(form, "起始日期", params["start"])
+    await _pick_date(form, "截止日期", params["end"])
+    await form.get_by_label("账户号码").select_option(params["account"])
+    await form.get_by_role("button", name="检索", exact=True).click()
+    await page.get_by_role("table", name="账户交易明细").wait_for()
+    return await _save_csv(page, "下载CSV文件", params)
