@@ -100,9 +100,7 @@ class LLMClient:
         self._sleep = sleep
 
     @classmethod
-    def from_settings(
-        cls, settings: Settings, recorder: UsageRecorder, *, sleep: Sleep = asyncio.sleep
-    ) -> LLMClient:
+    def from_settings(cls, settings: Settings, recorder: UsageRecorder, *, sleep: Sleep = asyncio.sleep) -> LLMClient:
         """The client for ``FINRPA_LLM_*`` (the no-LLM adapter when no provider is configured)."""
         return cls(build_provider(settings), settings, recorder, sleep=sleep)
 
@@ -141,9 +139,7 @@ class LLMClient:
         """
         chosen = self.model_for(tier)
         rendered = prompt.render(variables)
-        system = redact_secrets(
-            f"{rendered.system}\n\n{schema_instruction(output_model)}", known_secret_values
-        )
+        system = redact_secrets(f"{rendered.system}\n\n{schema_instruction(output_model)}", known_secret_values)
         state = _Attempts(messages=[ChatMessage("user", redact_secrets(rendered.user, known_secret_values))])
         started = time.monotonic()
         data = await self._attempt_all(chosen, system, output_model, state, known_secret_values)
@@ -220,9 +216,7 @@ class LLMClient:
     def _accept(
         self, completion: Completion, output_model: type[T], state: _Attempts, secrets: Collection[str]
     ) -> T | None:
-        state.usage += TokenUsage(
-            input_tokens=completion.input_tokens, output_tokens=completion.output_tokens
-        )
+        state.usage += TokenUsage(input_tokens=completion.input_tokens, output_tokens=completion.output_tokens)
         state.raw_response = completion.text
         try:
             return parse_and_validate(completion.text, output_model)

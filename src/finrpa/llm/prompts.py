@@ -88,9 +88,7 @@ class PromptLibrary:
         folder = self._root / prompt_id
         if not _ID.match(prompt_id) or not folder.is_dir():
             return []
-        found = (
-            entry.name.removesuffix(".yaml") for entry in folder.iterdir() if entry.name.endswith(".yaml")
-        )
+        found = (entry.name.removesuffix(".yaml") for entry in folder.iterdir() if entry.name.endswith(".yaml"))
         return sorted(int(name) for name in found if name.isdigit())
 
     def load(self, prompt_id: str, version: int | None = None) -> PromptTemplate:

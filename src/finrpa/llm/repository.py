@@ -13,6 +13,7 @@ from sqlalchemy.orm import InstrumentedAttribute
 from finrpa.llm.models import LLMCall, RouterDecision
 
 if TYPE_CHECKING:
+    from finrpa.llm.router import RoutingDecision
     from finrpa.llm.usage import LLMCallRecord
 
 COST_DIMENSIONS = {
@@ -51,6 +52,26 @@ class LLMCallRepository:
         self._session.add(row)
         return row
 
+    def add_decision(self, org_id: str, run_id: str | None, decision: RoutingDecision) -> RouterDecision:
+        features = decision.features
+        row = RouterDecision(
+            org_id=org_id,
+            run_id=run_id,
+            page_signature=decision.page_signature,
+            element_count=features.element_count,
+            iframe_depth=features.iframe_depth,
+            has_shadow_dom=features.has_shadow_dom,
+            form_field_count=features.form_field_count,
+            dynamic_content=features.dynamic_content,
+            complexity=decision.complexity.value,
+            tier=decision.tier.value,
+            promoted=decision.promoted,
+            day=decision.decided_at.date(),
+            created_at=decision.decided_at,
+        )
+        self._session.add(row)
+        return row
+
     async def cost_rows(
         self, org_id: str, dimensions: Sequence[str], since: date | None, until: date | None
     ) -> Sequence[Any]:
@@ -71,9 +92,7 @@ class LLMCallRepository:
         )
         return (await self._session.execute(statement)).all()
 
-    async def decision_counts(
-        self, org_id: str, since: date | None, until: date | None
-    ) -> Sequence[Any]:
+    async def decision_counts(self, org_id: str, since: date | None, until: date | None) -> Sequence[Any]:
         keys = (RouterDecision.tier, RouterDecision.complexity, RouterDecision.promoted)
         statement = (
             select(*keys, func.count().label("decisions"))
@@ -88,9 +107,7 @@ def _as_int(column: InstrumentedAttribute[bool]) -> ColumnElement[int]:
     return case((column.is_(True), 1), else_=0)
 
 
-def _period(
-    column: InstrumentedAttribute[date], since: date | None, until: date | None
-) -> list[ColumnElement[bool]]:
+def _period(column: InstrumentedAttribute[date], since: date | None, until: date | None) -> list[ColumnElement[bool]]:
     conditions = []
     if since is not None:
         conditions.append(column >= since)

@@ -32,9 +32,7 @@ class TierModel:
     price_output_per_mtok: Decimal
 
     def cost_usd(self, input_tokens: int, output_tokens: int) -> Decimal:
-        cost = (
-            input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok
-        ) / _MILLION
+        cost = (input_tokens * self.price_input_per_mtok + output_tokens * self.price_output_per_mtok) / _MILLION
         return cost.quantize(Decimal("0.000001"))
 
 

@@ -34,9 +34,7 @@ class AnthropicProvider:
         extra: dict[str, Any] = {}
         if self._json_mode == "json_schema" and request.json_schema is not None:
             extra["output_config"] = {"format": {"type": "json_schema", "schema": request.json_schema}}
-        messages: list[Any] = [
-            {"role": message.role, "content": message.content} for message in request.messages
-        ]
+        messages: list[Any] = [{"role": message.role, "content": message.content} for message in request.messages]
         try:
             response = await self._client.messages.create(
                 model=request.model,
@@ -56,9 +54,7 @@ class AnthropicProvider:
 def _completion(response: Any, requested_model: str) -> Completion:
     text = "".join(block.text for block in response.content if getattr(block, "type", "") == "text")
     if not text:
-        raise ProviderFault(
-            FaultKind.EMPTY_REPLY, f"anthropic returned no text (stop reason {response.stop_reason!r})"
-        )
+        raise ProviderFault(FaultKind.EMPTY_REPLY, f"anthropic returned no text (stop reason {response.stop_reason!r})")
     return Completion(
         text=text,
         input_tokens=response.usage.input_tokens,

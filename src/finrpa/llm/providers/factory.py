@@ -30,9 +30,7 @@ def build_provider(settings: Settings) -> LLMProvider:
     key = api_key or "not-needed"  # local servers (vLLM, Ollama) accept any key
     timeout_s, json_mode = settings.llm_timeout_s, settings.llm_json_mode
     if name == "openai":
-        return OpenAICompatibleProvider(
-            base_url=base_url, api_key=key, timeout_s=timeout_s, json_mode=json_mode
-        )
+        return OpenAICompatibleProvider(base_url=base_url, api_key=key, timeout_s=timeout_s, json_mode=json_mode)
     if name == "anthropic":
         return AnthropicProvider(base_url=base_url, api_key=key, timeout_s=timeout_s, json_mode=json_mode)
     return _plugin_provider(name, settings)

@@ -27,14 +27,10 @@ def translate_sdk_error(exc: Exception, provider: str, model: str, timeout_s: fl
         return ProviderFault(FaultKind.CONNECTION, f"could not connect to {provider}: {exc}")
     if isinstance(exc, openai.APIStatusError | anthropic.APIStatusError):
         return _status_fault(exc.status_code, exc.response.headers, str(exc), provider, model)
-    return ProviderFault(
-        FaultKind.INVALID_RESPONSE, f"{provider} sent a response the SDK could not read: {exc}"
-    )
+    return ProviderFault(FaultKind.INVALID_RESPONSE, f"{provider} sent a response the SDK could not read: {exc}")
 
 
-def _status_fault(
-    status: int, headers: Mapping[str, str], detail: str, provider: str, model: str
-) -> ProviderFault:
+def _status_fault(status: int, headers: Mapping[str, str], detail: str, provider: str, model: str) -> ProviderFault:
     if status in _CONFIG_STATUSES:
         raise LLMProviderRejected(
             f"The LLM provider {provider} {_CONFIG_STATUSES[status]} (HTTP {status}, model {model!r}). "
@@ -47,9 +43,7 @@ def _status_fault(
             FaultKind.RATE_LIMITED, f"{provider} is rate limiting (HTTP 429): {short}", retry_after, status
         )
     if status >= 500 or status in (408, 409):
-        return ProviderFault(
-            FaultKind.SERVER_ERROR, f"{provider} failed (HTTP {status}): {short}", None, status
-        )
+        return ProviderFault(FaultKind.SERVER_ERROR, f"{provider} failed (HTTP {status}): {short}", None, status)
     return ProviderFault(
         FaultKind.BAD_REQUEST, f"{provider} refused the request (HTTP {status}): {short}", None, status
     )

@@ -1,0 +1,119 @@
+"""Cost accounting and router-decision storage over the LLM layer's tables (SPEC C7).
+
+``summarize_llm_costs`` aggregates calls, tokens, cache hits and estimated USD per organisation, grouped by
+any of department, template, tier, model and day; the API and the dashboard call it with the caller's
+session. Services never commit: the caller's unit of work does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from typing import Literal
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finrpa.db.engine import unit_of_work
+from finrpa.exceptions import DatabaseUnavailableError, ValidationFailedError
+from finrpa.llm.repository import COST_DIMENSIONS, LLMCallRepository
+from finrpa.llm.router import RoutingDecision
+
+CostDimension = Literal["department", "template", "tier", "model", "day"]
+
+
+@dataclass(frozen=True)
+class CostSummaryRow:
+    """One group of calls; a dimension that was not grouped by is None."""
+
+    department: str | None
+    template: str | None
+    tier: str | None
+    model: str | None
+    day: date | None
+    calls: int
+    cache_hits: int
+    successes: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+
+    @property
+    def llm_calls(self) -> int:
+        """Calls that reached a model (the rest were answered by the action cache)."""
+        return self.calls - self.cache_hits
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        return self.cache_hits / self.calls if self.calls else None
+
+
+@dataclass(frozen=True)
+class RouterDecisionCount:
+    tier: str
+    complexity: str
+    promoted: bool
+    decisions: int
+
+
+async def summarize_llm_costs(
+    session: AsyncSession,
+    org_id: str,
+    *,
+    group_by: Sequence[CostDimension] = ("day",),
+    since: date | None = None,
+    until: date | None = None,
+) -> list[CostSummaryRow]:
+    """Totals of ``org_id``'s calls between ``since`` and ``until`` (inclusive days, UTC), per group."""
+    unknown = [name for name in group_by if name not in COST_DIMENSIONS]
+    if unknown:
+        raise ValidationFailedError(f"Cannot group LLM costs by {unknown}; use {sorted(COST_DIMENSIONS)}.")
+    dimensions = list(dict.fromkeys(group_by))
+    rows = await LLMCallRepository(session).cost_rows(org_id, dimensions, since, until)
+    return [_summary(dict(row._mapping)) for row in rows]
+
+
+async def count_router_decisions(
+    session: AsyncSession, org_id: str, *, since: date | None = None, until: date | None = None
+) -> list[RouterDecisionCount]:
+    rows = await LLMCallRepository(session).decision_counts(org_id, since, until)
+    return [RouterDecisionCount(row.tier, row.complexity, bool(row.promoted), int(row.decisions)) for row in rows]
+
+
+class DatabaseDecisionSink:
+    """Stores each routing decision with its page features in ``llm_router_decisions``."""
+
+    def __init__(self, factory: async_sessionmaker[AsyncSession]) -> None:
+        self._factory = factory
+
+    async def store(self, org_id: str, run_id: str | None, decision: RoutingDecision) -> None:
+        try:
+            async with unit_of_work(self._factory) as session:
+                LLMCallRepository(session).add_decision(org_id, run_id, decision)
+        except SQLAlchemyError as exc:
+            raise DatabaseUnavailableError(
+                f"Could not store the router decision for org {org_id} ({type(exc).__name__}). Check the database."
+            ) from exc
+
+
+def _summary(values: dict[str, object]) -> CostSummaryRow:
+    day = values.get("day")
+    return CostSummaryRow(
+        department=_text(values.get("department")),
+        template=_text(values.get("template")),
+        tier=_text(values.get("tier")),
+        model=_text(values.get("model")),
+        day=date.fromisoformat(day) if isinstance(day, str) else day if isinstance(day, date) else None,
+        calls=int(str(values["calls"])),
+        cache_hits=int(str(values["cache_hits"])),
+        successes=int(str(values["successes"])),
+        input_tokens=int(str(values["input_tokens"])),
+        output_tokens=int(str(values["output_tokens"])),
+        cost_usd=Decimal(str(values["cost_usd"])).quantize(Decimal("0.000001")),
+    )
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
