@@ -71,6 +71,15 @@ def _register_sandbox() -> None:
 _register_sandbox()
 
 
+def _register_notify() -> None:
+    from finrpa.notify.cli import notify_app
+
+    app.add_typer(notify_app, name="notify")
+
+
+_register_notify()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:
