@@ -12,7 +12,7 @@ from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.responses import RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
-from finrpa.sandbox import bank, control
+from finrpa.sandbox import bank, control, insurance, securities
 from finrpa.sandbox.auth import login_router
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import PORTALS, USERS
@@ -81,7 +81,7 @@ def create_app(
     app.include_router(control.router)
     for portal in PORTALS:
         app.include_router(login_router(portal))
-    for module in (bank,):
+    for module in (bank, insurance, securities):
         app.include_router(module.router)
 
     @app.get("/")

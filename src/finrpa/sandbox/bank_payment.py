@@ -15,7 +15,6 @@ from finrpa.sandbox.ledger import balance_on
 from finrpa.sandbox.menus import menu
 from finrpa.sandbox.render import PageContext, render
 from finrpa.sandbox.runtime import SandboxRuntime
-from finrpa.sandbox.sessions import Session
 from finrpa.sandbox.state import PaymentRecord
 from finrpa.sandbox.validation import parse_amount
 from finrpa.sandbox.web import LoggedIn, form_value, page_of, query_value, require_login, runtime_of
@@ -31,7 +30,6 @@ FIELDS = (
 )
 PAYMENT_LIMIT = Decimal("5000000.00")
 _TEXT_LIMITS = {"pay.payee_name": 60, "pay.purpose": 50}
-_SPENT = "spent_tokens"
 
 
 def available_balance(runtime: SandboxRuntime, username: str, account: str) -> Decimal:
@@ -103,10 +101,6 @@ async def payment_form(request: Request) -> Response:
     return _form_page(request, who, values, {})
 
 
-def _spent(session: Session) -> dict[str, str]:
-    return session.drafts.setdefault(_SPENT, {})
-
-
 def _record(runtime: SandboxRuntime, username: str, values: dict[str, str], amount: Decimal) -> PaymentRecord:
     now = runtime.now()
     record = PaymentRecord(
@@ -136,8 +130,9 @@ async def payment_submit(request: Request) -> Response:
     runtime, page = runtime_of(request), page_of(request)
     form = await request.form()
     token = form_value(form, "form_token", page.layout)
-    if token in _spent(who.session):
-        return _result_page(request, who, _spent(who.session)[token], duplicate=True)
+    previous = who.session.result_of(token)
+    if previous is not None:
+        return _result_page(request, who, previous, duplicate=True)
     values = _read_values(form, page.layout)
     check = validate_payment(page, runtime, who.user, values)
     if check.amount is None:
@@ -145,7 +140,7 @@ async def payment_submit(request: Request) -> Response:
     if not who.session.spend_token(token):
         return _form_page(request, who, values, {"_form": page.msg("stale_form")})
     record = _record(runtime, who.user.username, values, check.amount)
-    _spent(who.session)[token] = record.reference
+    who.session.remember_result(token, record.reference)
     return RedirectResponse(f"/bank/payment/result/{record.reference}", status_code=303)
 
 

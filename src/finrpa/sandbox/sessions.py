@@ -26,7 +26,7 @@ class Session:
     captcha: str | None = None
     notice: str | None = None  # a one-time message for the next page
     form_tokens: set[str] = field(default_factory=set)
-    drafts: dict[str, dict[str, str]] = field(default_factory=dict)
+    results: dict[str, str] = field(default_factory=dict)  # spent form token -> the reference it produced
 
     def issue_token(self) -> str:
         """A one-time token a write form carries so a repeated submission is recognised."""
@@ -40,6 +40,13 @@ class Session:
             self.form_tokens.discard(token)
             return True
         return False
+
+    def remember_result(self, token: str, reference: str) -> None:
+        self.results[token] = reference
+
+    def result_of(self, token: str) -> str | None:
+        """The reference an already submitted form produced (a repeated submission shows it again)."""
+        return self.results.get(token)
 
     def take_notice(self) -> str | None:
         notice, self.notice = self.notice, None
@@ -70,7 +77,6 @@ class SessionStore:
         if expired:
             session.user = session.pending_user = None
             session.form_tokens.clear()
-            session.drafts.clear()
         return not expired
 
     def clear(self) -> None:
