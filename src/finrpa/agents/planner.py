@@ -57,7 +57,7 @@ def compile_template(template: TemplateDefinition, arguments: dict[str, Any]) ->
                     skill=step.skill,
                     params=step_params(template, index, arguments),
                     side_effect=side_effect,
-                    business_id=str(business) if business not in (None, "") else None,
+                    business_id=_business_id(business),
                     compensation=step.compensation or skill.compensation,
                 ),
             )
@@ -70,6 +70,15 @@ def compile_template(template: TemplateDefinition, arguments: dict[str, Any]) ->
         template_id=template.id,
         template_version=template.version,
     )
+
+
+def _business_id(value: Any) -> str | None:
+    """A step's business id; a list of parts (e.g. ID number, product, date) is joined with '|'."""
+    if value in (None, "", []):
+        return None
+    if isinstance(value, list):
+        return "|".join(str(part) for part in value)
+    return str(value)
 
 
 def writes_in(plan: TaskPlan) -> list[SubTask]:

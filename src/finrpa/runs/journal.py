@@ -40,9 +40,7 @@ class Transition:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-async def commit_transition(
-    session: AsyncSession, run_id: str, fencing_token: int, transition: Transition
-) -> int:
+async def commit_transition(session: AsyncSession, run_id: str, fencing_token: int, transition: Transition) -> int:
     """Write the transition inside the caller's transaction; return the last event seq."""
     repository = RunRepository(session)
     run = await repository.get(run_id, for_update=True)
@@ -77,8 +75,6 @@ async def claim(session: AsyncSession, run_id: str, worker_id: str) -> int:
     run = await repository.get(run_id, for_update=True)
     run.fencing_token += 1
     run.worker_id = worker_id
-    await repository.append_events(
-        run, [NewEvent("claimed", {"worker_id": worker_id, "token": run.fencing_token})]
-    )
+    await repository.append_events(run, [NewEvent("claimed", {"worker_id": worker_id, "token": run.fencing_token})])
     await session.flush()
     return run.fencing_token

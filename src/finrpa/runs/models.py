@@ -9,17 +9,16 @@ from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, Text, Unique
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finrpa.db.base import Base, TenantScoped, TimestampMixin, new_id, utcnow
+from finrpa.tenancy.scoping import DepartmentScoped
 
 
-class Run(TenantScoped, TimestampMixin, Base):
+class Run(DepartmentScoped, TimestampMixin, Base):
     """One execution of a template or goal. ``status`` is a TaskStatus value."""
 
     __tablename__ = "runs"
     __table_args__ = (UniqueConstraint("org_id", "idempotency_key"),)
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
-    dept_id: Mapped[str | None] = mapped_column(String(32), index=True)
-    bl_id: Mapped[str | None] = mapped_column(String(32), index=True)
     created_by: Mapped[str | None] = mapped_column(String(64))
     template_id: Mapped[str | None] = mapped_column(String(100), index=True)
     template_version: Mapped[int | None] = mapped_column(Integer)

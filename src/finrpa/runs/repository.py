@@ -54,9 +54,7 @@ class RunRepository:
         return seq
 
     async def events(self, run_id: str, after_seq: int = 0, limit: int | None = None) -> list[RunEvent]:
-        statement = (
-            select(RunEvent).where(RunEvent.run_id == run_id, RunEvent.seq > after_seq).order_by(RunEvent.seq)
-        )
+        statement = select(RunEvent).where(RunEvent.run_id == run_id, RunEvent.seq > after_seq).order_by(RunEvent.seq)
         if limit is not None:
             statement = statement.limit(limit)
         return list((await self.session.execute(statement)).scalars())

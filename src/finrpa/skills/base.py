@@ -9,11 +9,12 @@ coordinator what to do.
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finrpa.exceptions import FinRPAError
 from finrpa.kit.jsonschema import JsonSchema, flat_json_schema
@@ -82,8 +83,14 @@ class SkillError(FinRPAError):
 
     code = "skill_failed"
 
+    def __init__(
+        self, message: str, *, retryable: bool | None = None, code: str | None = None, needs_human: bool = False
+    ) -> None:
+        super().__init__(message, retryable=retryable, code=code)
+        self.needs_human = needs_human
+
     def to_result(self) -> SkillResult:
-        return SkillResult.failed(self.code, self.message, retryable=self.retryable)
+        return SkillResult.failed(self.code, self.message, retryable=self.retryable, needs_human=self.needs_human)
 
 
 class ReconcileOutcome(StrEnum):
@@ -113,6 +120,9 @@ class BaseSkill(ABC, Generic[P]):
     result_model: ClassVar[type[BaseModel] | None] = None
     error_strategy: ClassVar[ErrorStrategy] = ErrorStrategy.RETRY
     side_effect: ClassVar[SideEffect] = SideEffect.READ
+    # True when what the skill does depends on its params (a form may be a query or a payment): a template
+    # then states the step's side effect either way. Otherwise a template may only raise it.
+    side_effect_declared_by_step: ClassVar[bool] = False
     required_capabilities: ClassVar[frozenset[str]] = frozenset()
     timeout_s: ClassVar[float] = 120.0
     max_retries: ClassVar[int] = 2
@@ -125,7 +135,29 @@ class BaseSkill(ABC, Generic[P]):
 
     @abstractmethod
     async def execute(self, params: P, context: SkillContext) -> SkillResult:
-        """Do the work through ``context``; return a result, never raise for portal failures."""
+        """Do the work through ``context``. May raise FinRPA errors; :meth:`run` turns them into results."""
+
+    async def run(self, raw_params: dict[str, Any] | BaseModel, context: SkillContext) -> SkillResult:
+        """Validate params, enforce the timeout, and turn every expected failure into a SkillResult."""
+        try:
+            params = self.params_model.model_validate(
+                raw_params.model_dump() if isinstance(raw_params, BaseModel) else raw_params
+            )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            return SkillResult.failed("invalid_params", f"{self.skill_name}: {where}: {first['msg']}.")
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                return await self.execute(params, context)  # type: ignore[arg-type]
+        except TimeoutError:
+            return SkillResult.failed(
+                "skill_timeout", f"{self.skill_name} did not finish within {self.timeout_s:.0f} s.", retryable=True
+            )
+        except SkillError as exc:
+            return exc.to_result()
+        except FinRPAError as exc:
+            return SkillResult.failed(exc.code, exc.message, retryable=exc.retryable)
 
     async def reconcile(self, params: P, context: SkillContext) -> ReconcileResult:
         """Find out whether an uncertain effect happened. Read-only skills have nothing to reconcile."""

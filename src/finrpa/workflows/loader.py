@@ -83,7 +83,9 @@ def _check_step(template: TemplateDefinition, step: SkillStepDefinition, where: 
     for name, field in fields.items():
         if field.is_required() and name not in step.params:
             raise TemplateError(f"{where}: required key {name!r} of {skill.skill_name} is not mapped.")
-    if step.side_effect is not None and _rank(step.side_effect.value) < _rank(skill.side_effect.value):
+    lowered = step.side_effect is not None and _rank(step.side_effect.value) < _rank(skill.side_effect.value)
+    if lowered and not skill.side_effect_declared_by_step:
+        assert step.side_effect is not None
         raise TemplateError(
             f"{where}: side_effect {step.side_effect.value!r} is lower than {skill.skill_name}'s own "
             f"{skill.side_effect.value!r}; a template may only raise it."

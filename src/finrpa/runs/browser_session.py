@@ -1,0 +1,82 @@
+"""A run's browser, created when its first step needs it, and rebuilt from the checkpoint on resume.
+
+On resume the session (cookies, localStorage) and the last URL come from the run's checkpoint, so a new worker
+continues where the last commit left off; the page is checked, and only if the portal shows its login form again
+does the run sign in again (the executor re-runs the run's login step).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from finrpa.agents.events import EventType
+from finrpa.browser import BrowserEvent, BrowserManager, Controller, EgressBlocked, RunBrowser, RunBrowserConfig
+from finrpa.browser.session_state import SessionState
+from finrpa.runs.evidence import EvidenceRecorder
+from finrpa.runs.repository import NewEvent
+from finrpa.skills.portal_state import has_password_field
+
+
+class BrowserSession:
+    def __init__(
+        self,
+        manager: BrowserManager,
+        config: RunBrowserConfig,
+        recorder: EvidenceRecorder,
+        *,
+        screenshots: bool = True,
+        resume_url: str | None = None,
+    ) -> None:
+        self.manager = manager
+        self.config = config
+        self.recorder = recorder
+        self.screenshots = screenshots
+        self.resume_url = resume_url
+        self.session_lost = False
+        self._run: RunBrowser | None = None
+        self._controller: Controller | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._run is not None
+
+    async def ensure(self) -> tuple[RunBrowser, Controller]:
+        if self._run is None or self._controller is None:
+            self._run = await self.manager.new_run(self.config, event_sink=self._on_event)
+            self._controller = Controller(self._run, recorder=self.recorder, screenshots=self.screenshots)
+            if self.resume_url:
+                await self._controller.navigate(self.resume_url)
+                self.session_lost = has_password_field(await self._controller.observe())
+        return self._run, self._controller
+
+    def _on_event(self, event: BrowserEvent) -> None:
+        if isinstance(event, EgressBlocked):
+            payload = {
+                "url": event.url,
+                "host": event.host,
+                "resource_type": event.resource_type,
+                "subtask_id": self.recorder.subtask_id,
+            }
+            self.recorder.add_event(NewEvent(EventType.EGRESS_BLOCKED, payload))
+
+    async def checkpoint(self) -> tuple[str | None, str | None]:
+        """(storage state as JSON, current URL) of a started session; (None, None) before the first step."""
+        if self._run is None or self._run.closed:
+            return None, None
+        state = await self._run.export_storage_state()
+        url = self._run.active_tab.page.url if self._run.tabs else None
+        return json.dumps(state.model_dump(mode="json")), url
+
+    async def close(self) -> None:
+        if self._run is not None:
+            await self._run.close()
+        self._run = None
+        self._controller = None
+
+
+def restored_storage(raw: str | None) -> Any:
+    """Playwright storage state from a checkpoint's JSON, or None."""
+    if not raw:
+        return None
+    return SessionState.model_validate_json(raw).to_playwright()

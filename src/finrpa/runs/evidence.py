@@ -1,0 +1,140 @@
+"""Evidence of a run's browser actions: screenshots go to the object store as they are taken; each action
+becomes a masked ``action`` run event, and the journal turns those events into audit rows in the same
+transaction as the step they belong to."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from finrpa.audit.events import AuditEntry
+from finrpa.browser import ActionIntent, ActionRecord
+from finrpa.objectstore.port import StoredObject
+from finrpa.runs.repository import NewEvent
+
+ACTION_EVENT = "action"
+
+_AUDIT_TYPE = {
+    "navigate": "NAVIGATE",
+    "click": "CLICK",
+    "fill": "INPUT_TEXT",
+    "select": "SELECT",
+    "check": "CHECK",
+    "uncheck": "CHECK",
+    "press": "PRESS_KEY",
+    "upload": "UPLOAD",
+    "download": "DOWNLOAD",
+    "scroll": "SCROLL",
+    "wait_for": "WAIT",
+    "extract": "EXTRACT",
+    "accept_dialog": "ACCEPT_DIALOG",
+    "dismiss_dialog": "ACCEPT_DIALOG",
+    "switch_tab": "NAVIGATE",
+}
+
+
+class ScreenshotStore(Protocol):
+    async def store_screenshot(
+        self,
+        org_id: str,
+        task_id: str | None,
+        action_index: int | None,
+        phase: Any,
+        png: bytes,
+        *,
+        bucket: str | None = None,
+    ) -> StoredObject: ...
+
+
+class EvidenceRecorder:
+    """The browser controller's recorder for one run: stores screenshots, collects action events."""
+
+    def __init__(self, *, org_id: str, run_id: str, screenshots: ScreenshotStore | None) -> None:
+        self.org_id = org_id
+        self.run_id = run_id
+        self.screenshots = screenshots
+        self.subtask_id: str | None = None
+        self._events: list[NewEvent] = []
+        self.action_count = 0
+
+    async def intent(self, intent: ActionIntent) -> None:
+        """Intents of read actions stay in memory; effects are recorded durably by the effect ledger first."""
+
+    async def record(self, record: ActionRecord) -> None:
+        self.action_count += 1
+        before = await self._store(record, "before")
+        after = await self._store(record, "after", before.bucket if before else None)
+        target = record.target
+        payload: dict[str, Any] = {
+            "subtask_id": self.subtask_id,
+            "action_index": record.action_index,
+            "kind": record.kind,
+            "target": None if target is None else {"role": target.role, "name": target.name},
+            "value": record.value_masked,
+            "url_before": record.url_before,
+            "url_after": record.url_after,
+            "duration_ms": round(record.duration_ms),
+            "outcome": record.outcome,
+            "error_code": record.error_code,
+            "error": record.error_message,
+            "screenshot_before": _stored(before),
+            "screenshot_after": _stored(after),
+            "started_at": record.started_at.isoformat(),
+        }
+        self._events.append(NewEvent(ACTION_EVENT, payload))
+
+    async def _store(self, record: ActionRecord, phase: str, bucket: str | None = None) -> StoredObject | None:
+        shot = record.screenshot_before if phase == "before" else record.screenshot_after
+        if shot is None or self.screenshots is None:
+            return None
+        return await self.screenshots.store_screenshot(
+            self.org_id, self.run_id, record.action_index, phase, shot.png, bucket=bucket
+        )
+
+    def add_event(self, event: NewEvent) -> None:
+        """A browser event (e.g. blocked egress) to commit with the current step."""
+        self._events.append(event)
+
+    def drain(self) -> list[NewEvent]:
+        events, self._events = self._events, []
+        return events
+
+
+def _stored(obj: StoredObject | None) -> dict[str, Any] | None:
+    if obj is None:
+        return None
+    return {"bucket": obj.bucket, "key": obj.key, "sha256": obj.sha256, "size": obj.size}
+
+
+def _object(data: dict[str, Any] | None) -> StoredObject | None:
+    if not data:
+        return None
+    return StoredObject(bucket=data["bucket"], key=data["key"], sha256=data["sha256"], size=int(data["size"]))
+
+
+def audit_entry_for_action(
+    payload: dict[str, Any], *, org_id: str, run_id: str, dept_id: str | None, bl_id: str | None
+) -> AuditEntry:
+    """The audit row of one recorded browser action."""
+    target = payload.get("target") or {}
+    name = f"{target.get('role', '')} {target.get('name', '')}".strip() or None
+    return AuditEntry(
+        org_id=org_id,
+        action_type=_AUDIT_TYPE.get(str(payload["kind"]), "BROWSER_ACTION"),
+        executor="agent",
+        task_id=run_id,
+        dept_id=dept_id,
+        bl_id=bl_id,
+        action_index=int(payload["action_index"]),
+        target_element=name,
+        input_value=payload.get("value"),
+        screenshot_before=_object(payload.get("screenshot_before")),
+        screenshot_after=_object(payload.get("screenshot_after")),
+        duration_ms=int(payload.get("duration_ms") or 0),
+        execution_result=str(payload.get("outcome", "ok")),
+        details={
+            "url_before": payload.get("url_before"),
+            "url_after": payload.get("url_after"),
+            "subtask_id": payload.get("subtask_id"),
+            "error_code": payload.get("error_code"),
+        },
+    )

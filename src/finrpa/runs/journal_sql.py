@@ -1,0 +1,137 @@
+"""The coordinator's journal on the application database: each commit writes the step's events, the new
+checkpoint (with the browser session sealed by AES-GCM), the run's status, and the audit rows for the
+step's browser actions and key events — all in ONE transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finrpa.agents.events import EventType
+from finrpa.agents.plan import CoordinationState
+from finrpa.audit.events import AuditEntry
+from finrpa.audit.service import AuditService
+from finrpa.kit.crypto import seal
+from finrpa.runs.browser_session import BrowserSession
+from finrpa.runs.evidence import ACTION_EVENT, audit_entry_for_action
+from finrpa.runs.execution import RunIdentity, Transaction
+from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.repository import NewEvent
+
+# Run events that also become audit rows (besides browser actions), with their audit action type.
+_KEY_EVENTS = {
+    EventType.NEEDS_HUMAN: "NEEDS_HUMAN",
+    EventType.HUMAN_RESOLUTION: "HUMAN_INTERVENTION",
+    EventType.EFFECT: "EFFECT",
+    EventType.EGRESS_BLOCKED: "EGRESS_BLOCKED",
+    EventType.RUN_FINISHED: "RUN_FINISHED",
+    EventType.POLICY_DECISION: "POLICY_DECISION",
+    EventType.APPROVAL_DECIDED: "APPROVAL_DECISION",
+}
+
+
+class SqlJournal:
+    def __init__(
+        self,
+        identity: RunIdentity,
+        transaction: Transaction[Any],
+        browser: BrowserSession,
+        audit: AuditService,
+        *,
+        fencing_token: int,
+        session_key: bytes,
+        last_storage: str | None = None,
+        last_url: str | None = None,
+    ) -> None:
+        self.identity = identity
+        self.transaction = transaction
+        self.browser = browser
+        self.audit = audit
+        self.fencing_token = fencing_token
+        self.session_key = session_key
+        self._storage = last_storage
+        self._url = last_url
+
+    async def commit(
+        self,
+        events: Sequence[NewEvent],
+        state: CoordinationState,
+        *,
+        error: str | None = None,
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        storage_json, url = await self.browser.checkpoint()
+        if storage_json is not None:
+            self._storage = seal(self.session_key, storage_json.encode(), self.identity.run_id.encode())
+            self._url = url
+        entries = self.audit_entries(events, state)
+        transition = Transition(
+            events=list(events),
+            state=state.model_dump(mode="json"),
+            status=state.status.value,
+            storage_state=self._storage,
+            url=self._url,
+            error_message=error,
+            result=result,
+        )
+
+        async def write(session: AsyncSession) -> None:
+            await commit_transition(session, self.identity.run_id, self.fencing_token, transition)
+            if entries:
+                await self.audit.append_many(session, entries)
+
+        await self.transaction(write)
+
+    def audit_entries(self, events: Sequence[NewEvent], state: CoordinationState) -> list[AuditEntry]:
+        ident = self.identity
+        entries: list[AuditEntry] = []
+        for event in events:
+            if event.type == ACTION_EVENT:
+                entries.append(
+                    audit_entry_for_action(
+                        event.payload,
+                        org_id=ident.org_id,
+                        run_id=ident.run_id,
+                        dept_id=ident.dept_id,
+                        bl_id=ident.bl_id,
+                    )
+                )
+                continue
+            action_type = _KEY_EVENTS.get(EventType(event.type)) if event.type in EventType._value2member_map_ else None
+            action_type = action_type or _login_event(event, state)
+            if action_type is None:
+                continue
+            executor = f"human:{event.payload['user_id']}" if event.type == EventType.HUMAN_RESOLUTION else "agent"
+            entries.append(
+                AuditEntry(
+                    org_id=ident.org_id,
+                    action_type=action_type,
+                    executor=executor,
+                    task_id=ident.run_id,
+                    dept_id=ident.dept_id,
+                    bl_id=ident.bl_id,
+                    user_id=event.payload.get("user_id"),
+                    input_value=event.payload.get("action"),
+                    details=_details(event.payload),
+                    execution_result=str(event.payload.get("status") or event.payload.get("state") or "ok"),
+                )
+            )
+        return entries
+
+
+def _login_event(event: NewEvent, state: CoordinationState) -> str | None:
+    if event.type not in (EventType.SUBTASK_SUCCEEDED, EventType.SUBTASK_FAILED):
+        return None
+    try:
+        call = state.plan.subtask(str(event.payload.get("subtask_id"))).skill_call
+    except KeyError:
+        return None
+    if call is None or call.skill != "LoginSkill":
+        return None
+    return "LOGIN" if event.type == EventType.SUBTASK_SUCCEEDED else "LOGIN_FAILED"
+
+
+def _details(payload: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in payload.items() if key not in ("plan",) and not isinstance(value, bytes)}

@@ -1,0 +1,170 @@
+"""Run runs in this process: one Chromium for the process, one isolated browser context per run.
+
+``RunRunner.execute(run_id, org_id)`` claims the run (fencing any previous holder), rebuilds its state from the
+event log, restores the browser session from the checkpoint when resuming, and drives the coordinator until
+the run completes, fails, or needs a person. The durable engine (:mod:`finrpa.runs.durable`) calls the same
+method from its workflow, so embedded and production runs share one code path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finrpa.agents.coordinator import AgentCoordinator, Backoff
+from finrpa.agents.plan import CoordinationState, SkillCall, TaskStatus
+from finrpa.audit.service import AuditService
+from finrpa.browser import BrowserManager, RunBrowserConfig
+from finrpa.config import Settings
+from finrpa.db.engine import unit_of_work
+from finrpa.kit.crypto import derive_key, unseal
+from finrpa.runs.browser_session import BrowserSession, restored_storage
+from finrpa.runs.evidence import EvidenceRecorder
+from finrpa.runs.execution import RunExecutor, RunIdentity
+from finrpa.runs.journal import claim
+from finrpa.runs.journal_sql import SqlJournal
+from finrpa.runs.models import Run
+from finrpa.runs.repository import RunRepository
+from finrpa.runs.service import load_state
+from finrpa.skills.context import SecretResolver
+from finrpa.tenancy.context import system_context
+from finrpa.tenancy.database import TenantDatabase
+from finrpa.workflows.loader import get_template
+
+T = TypeVar("T")
+SecretsFactory = Callable[[str, str], SecretResolver | None]  # (org_id, run_id) -> resolver
+
+
+@dataclass
+class RunnerOptions:
+    screenshots: bool = True
+    wait_s: float = 10.0
+    backoff: Backoff = field(default_factory=Backoff)
+    worker_id: str = "embedded"
+
+
+class RunRunner:
+    def __init__(
+        self,
+        settings: Settings,
+        database: TenantDatabase,
+        *,
+        audit: AuditService | None = None,
+        secrets: SecretsFactory | None = None,
+        options: RunnerOptions | None = None,
+        manager: BrowserManager | None = None,
+    ) -> None:
+        self.settings = settings
+        self.database = database
+        self.audit = audit or AuditService.from_settings(settings)
+        self.secrets = secrets
+        self.options = options or RunnerOptions()
+        self.manager = manager or BrowserManager(chromium_path=settings.chromium_path, headless=settings.headless)
+        self._owns_manager = manager is None
+        self._session_key = derive_key(settings.key("master_key"), "finrpa run browser session")
+
+    async def start(self) -> None:
+        if self._owns_manager:
+            await self.manager.start()
+
+    async def close(self) -> None:
+        if self._owns_manager:
+            await self.manager.close()
+
+    async def __aenter__(self) -> RunRunner:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def transaction(self, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        async with unit_of_work(self.database.sessions) as session:
+            return await work(session)
+
+    def run_folder(self, run_id: str) -> Path:
+        return (self.settings.data_dir / "runs" / run_id).resolve()
+
+    async def execute(self, run_id: str, org_id: str) -> CoordinationState:
+        with system_context(f"execute run {run_id}", org_id=org_id):
+            return await self._execute(run_id)
+
+    async def _execute(self, run_id: str) -> CoordinationState:
+        async def load(session: AsyncSession) -> tuple[Run, CoordinationState, str | None, str | None, int]:
+            token = await claim(session, run_id, self.options.worker_id)
+            repository = RunRepository(session)
+            run = await repository.get(run_id)
+            checkpoint = await repository.checkpoint(run_id)
+            state = await load_state(session, run_id)
+            storage = checkpoint.storage_state if checkpoint else None
+            url = checkpoint.url if checkpoint else None
+            return run, state, storage, url, token
+
+        run, state, sealed, url, token = await self.transaction(load)
+        if state.status.is_final or state.status in (TaskStatus.NEEDS_HUMAN, TaskStatus.WAITING_APPROVAL):
+            return state
+        identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id)
+        folder = self.run_folder(run.id)
+        recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
+        storage = unseal(self._session_key, sealed, run.id.encode()).decode() if sealed else None
+        browser = BrowserSession(
+            self.manager,
+            RunBrowserConfig(
+                run_id=run.id,
+                downloads_dir=folder / "downloads",
+                portal_urls=_portal_urls(run),
+                storage_state=restored_storage(storage),
+            ),
+            recorder,
+            screenshots=self.options.screenshots,
+            resume_url=url,
+        )
+        executor = RunExecutor(
+            identity,
+            browser,
+            recorder,
+            self.transaction,
+            artifacts_dir=folder,
+            fencing_token=token,
+            secrets=self.secrets(run.org_id, run.id) if self.secrets else None,
+            upload_roots=(self.settings.data_dir / "uploads",),
+            wait_s=self.options.wait_s,
+            relogin=_login_call(state),
+        )
+        journal = SqlJournal(
+            identity,
+            self.transaction,
+            browser,
+            self.audit,
+            fencing_token=token,
+            session_key=self._session_key,
+            last_storage=sealed,
+            last_url=url,
+        )
+        coordinator = AgentCoordinator(state, executor, journal, backoff=self.options.backoff)
+        try:
+            return await coordinator.run()
+        finally:
+            await browser.close()
+
+
+def _portal_urls(run: Run) -> list[str]:
+    if not run.template_id:
+        return [str(value) for value in run.arguments.values() if str(value).startswith(("http://", "https://"))]
+    template = get_template(run.template_id)
+    return [str(run.arguments[name]) for name in template.portal_params if name in run.arguments]
+
+
+def _login_call(state: CoordinationState) -> SkillCall | None:
+    for subtask in state.plan.subtasks:
+        if subtask.skill_call is not None and subtask.skill_call.skill == "LoginSkill":
+            return subtask.skill_call
+    return None
+
+
+def describe_outcome(state: CoordinationState) -> dict[str, Any]:
+    return {"status": state.status.value, "error": state.last_error, "completed": len(state.completed_subtasks)}

@@ -1,0 +1,76 @@
+"""What a skill gets to work with: the run's verified controller, its artifacts folder, secrets on demand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
+
+from finrpa.browser import Controller, RunBrowser, SecretText
+from finrpa.skills.base import SkillError
+from finrpa.skills.page_ops import PageOps
+
+SECRET_SCHEME = "secret://"  # noqa: S105 - a URL scheme, not a secret
+
+
+class SecretResolver(Protocol):
+    """Turns a ``secret://name`` reference into its value, recording the read (the vault implements it)."""
+
+    async def resolve(self, reference: str, *, purpose: str) -> SecretText: ...
+
+
+class UnsafePathError(SkillError):
+    code = "unsafe_path"
+
+
+@dataclass
+class SkillContext:
+    run_id: str
+    step_id: str
+    controller: Controller
+    browser: RunBrowser
+    artifacts_dir: Path
+    secrets: SecretResolver | None = None
+    org_id: str | None = None
+    wait_s: float = 10.0
+    upload_roots: tuple[Path, ...] = ()
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+    @cached_property
+    def page(self) -> PageOps:
+        return PageOps(self.controller, wait_s=self.wait_s)
+
+    async def secret(self, value: str | SecretText, *, purpose: str) -> SecretText:
+        """A value to type that may be a vault reference; the plain text never leaves the SecretText."""
+        if isinstance(value, SecretText):
+            return value
+        if value.startswith(SECRET_SCHEME):
+            if self.secrets is None:
+                raise SkillError(
+                    f"{value} needs the credential vault, which this run has no access to; pass the value "
+                    "itself or run through `finrpa run`.",
+                    code="vault_unavailable",
+                )
+            return await self.secrets.resolve(value, purpose=purpose)
+        return SecretText(value)
+
+    def artifact_path(self, name: str) -> Path:
+        """A file inside the run's folder; names that would escape it are refused."""
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            raise UnsafePathError(f"{name!r} is not a plain file name inside the run folder; use e.g. statement.csv.")
+        path = self.artifacts_dir / Path(*relative.parts)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def upload_file(self, name: str) -> Path:
+        """A file the portal may receive: inside the run folder or a configured upload root, nowhere else."""
+        path = Path(name).expanduser().resolve()
+        roots = (self.artifacts_dir.resolve(), *(root.resolve() for root in self.upload_roots))
+        if not any(path.is_relative_to(root) for root in roots):
+            allowed = ", ".join(str(root) for root in roots)
+            raise UnsafePathError(f"{name} is outside the folders uploads may come from ({allowed}).")
+        if not path.is_file():
+            raise UnsafePathError(f"The file to upload, {name}, does not exist.")
+        return path
