@@ -62,13 +62,13 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
-def _register_sandbox() -> None:
-    from finrpa.sandbox.command import sandbox
+def _register_risk() -> None:
+    from finrpa.risk.commands import risk_app
 
-    app.command(name="sandbox")(sandbox)
+    app.add_typer(risk_app, name="risk")
 
 
-_register_sandbox()
+_register_risk()
 
 
 def _register_notify() -> None:
@@ -78,6 +78,15 @@ def _register_notify() -> None:
 
 
 _register_notify()
+
+
+def _register_sandbox() -> None:
+    from finrpa.sandbox.command import sandbox
+
+    app.command(name="sandbox")(sandbox)
+
+
+_register_sandbox()
 
 
 def main() -> None:
