@@ -89,6 +89,15 @@ def _register_sandbox() -> None:
 _register_sandbox()
 
 
+def _register_audit() -> None:
+    from finrpa.audit.commands import audit_app
+
+    app.add_typer(audit_app, name="audit")
+
+
+_register_audit()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:

@@ -22,8 +22,9 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
-from typing import TypeAlias
 from urllib.parse import parse_qsl, urlencode
+
+from typing_extensions import TypeAliasType
 
 from finrpa.audit.masking import (
     SECRET_MASK,
@@ -38,7 +39,7 @@ from finrpa.audit.masking import (
     profile_for_roles,
 )
 
-AuditValue: TypeAlias = "bool | int | float | str | list[AuditValue] | dict[str, AuditValue] | None"
+AuditValue = TypeAliasType("AuditValue", "bool | int | float | str | list[AuditValue] | dict[str, AuditValue] | None")
 
 
 class FieldKind(Enum):

@@ -1,0 +1,248 @@
+"""Recompute one organisation's hash chain and Merkle tree and compare them with the signed checkpoints.
+
+The verifier reads rows in seq order and stops at the FIRST problem, saying which row and why:
+
+* **modified** — a row's content no longer gives its ``row_hash``; or a row was re-hashed after a change
+  (the next row still links to the old hash); or the rows no longer give a checkpoint's Merkle root;
+* **deleted** — a gap in seq (rows missing), or rows renumbered to close the gap;
+* **inserted** — a seq appears twice, rows were renumbered to make room, or a row links past its neighbour;
+* **truncated** — fewer rows remain than a checkpoint covers (the newest rows were removed).
+
+Rows after the newest checkpoint are *unanchored*: the chain protects them against edits in the middle,
+but only the next checkpoint can protect them against being dropped from the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from finrpa.audit.canonical import GENESIS_HASH, canonical_bytes, document_from_row
+from finrpa.audit.checkpoints import Checkpoint
+from finrpa.audit.merkle import LEAF_PREFIX, MerkleAccumulator
+
+ProblemKind = Literal["modified", "deleted", "inserted", "truncated", "checkpoint"]
+_WINDOW = 4  # rows remembered to recognise insertions and renumbering
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: ProblemKind
+    seq: int | None
+    message: str
+
+
+@dataclass
+class ChainReport:
+    """The outcome of verifying one organisation."""
+
+    org_id: str
+    rows: int = 0
+    root_hash: str = ""
+    last_row_hash: str = GENESIS_HASH
+    checkpoint: Checkpoint | None = None
+    checkpoints_checked: int = 0
+    problem: Problem | None = None
+    leaves: list[bytes] = field(default_factory=list, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def unanchored_rows(self) -> int:
+        return self.rows - (self.checkpoint.tree_size if self.checkpoint else 0)
+
+    def summary(self) -> str:
+        if self.problem is not None:
+            where = f" at seq {self.problem.seq}" if self.problem.seq is not None else ""
+            return f"FAILED org {self.org_id}: {self.problem.kind}{where}: {self.problem.message}"
+        anchor = (
+            f"matches the checkpoint of {self.checkpoint.tree_size} rows signed {self.checkpoint.issued_at}"
+            if self.checkpoint
+            else "no checkpoint yet"
+        )
+        return (
+            f"OK org {self.org_id}: {self.rows} rows, root {self.root_hash[:16]}…, {anchor}; "
+            f"{self.unanchored_rows} rows after the last checkpoint"
+        )
+
+
+class ChainVerifier:
+    """Feed it rows (tuples in CHAINED_FIELDS order followed by row_hash) in (seq, id) order."""
+
+    def __init__(
+        self,
+        org_id: str,
+        checkpoints: Sequence[Checkpoint] = (),
+        *,
+        head_seq: int | None = None,
+        keep_leaves: bool = False,
+    ) -> None:
+        self.report = ChainReport(org_id=org_id)
+        self._pending = sorted(checkpoints, key=lambda c: c.tree_size)
+        self._head_seq = head_seq
+        self._keep_leaves = keep_leaves
+        self._tree = MerkleAccumulator()
+        self._expected = 1
+        self._window: deque[tuple[int, str]] = deque(maxlen=_WINDOW)
+        self._anchored_size = 0
+
+    def feed(self, rows: Iterable[Sequence[Any]]) -> bool:
+        """Check a batch; False once a problem is found (feed no more)."""
+        if self.report.problem is not None:
+            return False
+        for row in rows:
+            if not self._check_row(row):
+                return False
+        return True
+
+    def finish(self) -> ChainReport:
+        report = self.report
+        report.rows = self._tree.size
+        report.root_hash = self._tree.root().hex()
+        if report.problem is None:
+            self._check_remaining_checkpoints()
+        if report.problem is None:
+            self._check_head()
+        return report
+
+    def _check_row(self, row: Sequence[Any]) -> bool:
+        document = document_from_row(tuple(row[:-1]))
+        stored_hash: str = row[-1]
+        canonical = canonical_bytes(document)
+        seq: int = document["seq"]
+        if seq != self._expected:
+            return self._fail(*self._seq_problem(seq, document["id"]))
+        if hashlib.sha256(canonical).hexdigest() != stored_hash:
+            return self._fail(*self._content_problem(document, stored_hash))
+        if document["prev_hash"] != self.report.last_row_hash:
+            return self._fail(*self._link_problem(seq, document["prev_hash"]))
+        self._accept(seq, stored_hash, canonical)
+        return self._check_due_checkpoint()
+
+    def _accept(self, seq: int, row_hash: str, canonical: bytes) -> None:
+        leaf = hashlib.sha256(LEAF_PREFIX + canonical).digest()
+        self._tree.append(leaf)
+        if self._keep_leaves:
+            self.report.leaves.append(leaf)
+        self._window.append((seq, row_hash))
+        self.report.last_row_hash = row_hash
+        self._expected = seq + 1
+
+    def _fail(self, kind: ProblemKind, seq: int | None, message: str) -> bool:
+        self.report.problem = Problem(kind, seq, message)
+        return False
+
+    def _seq_problem(self, seq: int, row_id: str) -> tuple[ProblemKind, int, str]:
+        if seq > self._expected:
+            missing = f"{self._expected}" if seq == self._expected + 1 else f"{self._expected}..{seq - 1}"
+            return "deleted", self._expected, f"rows with seq {missing} are missing (the next row is seq {seq})"
+        return "inserted", seq, f"seq {seq} appears again (row {row_id}): a row was inserted into the chain"
+
+    def _content_problem(self, document: dict[str, Any], stored_hash: str) -> tuple[ProblemKind, int, str]:
+        seq = document["seq"]
+        original = _original_seq(document, stored_hash)
+        if original is not None and original < seq:
+            return (
+                "inserted",
+                original,
+                f"row seq {seq} was originally seq {original}; {seq - original} row(s) were inserted "
+                f"before it and later rows renumbered",
+            )
+        if original is not None and original > seq:
+            return (
+                "deleted",
+                seq,
+                f"row seq {seq} was originally seq {original}; {original - seq} row(s) were deleted before "
+                "it and later rows renumbered",
+            )
+        return "modified", seq, "the row's content no longer matches its row_hash (a column was changed)"
+
+    def _link_problem(self, seq: int, prev_hash: str) -> tuple[ProblemKind, int, str]:
+        earlier = list(self._window)
+        for back in range(2, len(earlier) + 1):
+            if earlier[-back][1] == prev_hash:
+                first_inserted = earlier[-back + 1][0]
+                return (
+                    "inserted",
+                    first_inserted,
+                    f"row seq {seq} links to seq {earlier[-back][0]}: the row(s) from seq {first_inserted} "
+                    "were inserted",
+                )
+        if seq == 1:
+            return "modified", 1, "the first row does not start the chain (its prev_hash was changed)"
+        return (
+            "modified",
+            seq - 1,
+            f"row seq {seq - 1} was changed and re-hashed: row seq {seq} still links to its original hash",
+        )
+
+    def _check_due_checkpoint(self) -> bool:
+        size = self._tree.size
+        while self._pending and self._pending[0].tree_size <= size:
+            checkpoint = self._pending.pop(0)
+            if checkpoint.tree_size == size and not self._matches(checkpoint):
+                return self._fail(
+                    "modified",
+                    self._anchored_size + 1,
+                    f"rows 1..{size} no longer give the Merkle root signed in the checkpoint of "
+                    f"{checkpoint.issued_at}: rows between seq {self._anchored_size + 1} and {size} were "
+                    "changed, replaced or re-hashed",
+                )
+            self._anchor(checkpoint)
+        return True
+
+    def _matches(self, checkpoint: Checkpoint) -> bool:
+        return self._tree.root().hex() == checkpoint.root_hash and self.report.last_row_hash == checkpoint.last_row_hash
+
+    def _anchor(self, checkpoint: Checkpoint) -> None:
+        self._anchored_size = checkpoint.tree_size
+        self.report.checkpoint = checkpoint
+        self.report.checkpoints_checked += 1
+
+    def _check_remaining_checkpoints(self) -> None:
+        if not self._pending:
+            return
+        largest = self._pending[-1]
+        rows = self._tree.size
+        self._fail(
+            "truncated",
+            rows + 1,
+            f"the checkpoint of {largest.issued_at} covers {largest.tree_size} rows but only {rows} remain: "
+            f"rows {rows + 1}..{largest.tree_size} were removed",
+        )
+
+    def _check_head(self) -> None:
+        rows = self._tree.size
+        if self._head_seq is None or self._head_seq == rows:
+            return
+        if self._head_seq > rows:
+            self._fail(
+                "truncated",
+                rows + 1,
+                f"the chain head records {self._head_seq} rows but only {rows} remain: the newest rows were removed",
+            )
+        else:
+            self._fail(
+                "inserted",
+                self._head_seq + 1,
+                f"rows after seq {self._head_seq} are not recorded in the chain head: they were inserted "
+                "outside the audit service",
+            )
+
+
+def _original_seq(document: dict[str, Any], stored_hash: str) -> int | None:
+    """If the row is intact except for its seq, the seq it was hashed with (renumbering)."""
+    seq: int = document["seq"]
+    for shift in (1, -1, 2, -2, 3, -3):
+        candidate = seq + shift
+        if candidate < 1:
+            continue
+        trial = {**document, "seq": candidate}
+        if hashlib.sha256(canonical_bytes(trial)).hexdigest() == stored_hash:
+            return candidate
+    return None
