@@ -118,9 +118,7 @@ class DepartmentMembership(TenantScoped, TimestampMixin, Base):
     __table_args__ = (
         UniqueConstraint("user_id", "department_id"),
         ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),
-        ForeignKeyConstraint(
-            ["org_id", "department_id"], ["departments.org_id", "departments.id"], ondelete="CASCADE"
-        ),
+        ForeignKeyConstraint(["org_id", "department_id"], ["departments.org_id", "departments.id"], ondelete="CASCADE"),
         CheckConstraint("NOT (operator AND approver)", name="maker_checker"),
         CheckConstraint("dept_admin OR operator OR approver OR auditor OR viewer", name="has_role"),
     )
@@ -166,9 +164,7 @@ class SpecialGrant(TenantScoped, TimestampMixin, Base):
     __table_args__ = (
         UniqueConstraint("user_id", "kind", "department_id"),
         ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),
-        ForeignKeyConstraint(
-            ["org_id", "department_id"], ["departments.org_id", "departments.id"], ondelete="CASCADE"
-        ),
+        ForeignKeyConstraint(["org_id", "department_id"], ["departments.org_id", "departments.id"], ondelete="CASCADE"),
         CheckConstraint("kind IN ('CROSS_DEPT_READ', 'CROSS_DEPT_APPROVE')", name="kind"),
     )
 
@@ -185,9 +181,7 @@ class AuthSession(TenantScoped, TimestampMixin, Base):
     """One login: the family of its refresh tokens. Revoking it logs out every token of the family."""
 
     __tablename__ = "auth_sessions"
-    __table_args__ = (
-        ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),
-    )
+    __table_args__ = (ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),)
 
     id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
     org_id: Mapped[str] = mapped_column(ID, nullable=False, index=True)
@@ -230,9 +224,7 @@ class ApiKey(TenantScoped, TimestampMixin, Base):
     """A service API key: public prefix + keyed hash of the whole key, limited to ``scopes`` (actions)."""
 
     __tablename__ = "api_keys"
-    __table_args__ = (
-        ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),
-    )
+    __table_args__ = (ForeignKeyConstraint(["org_id", "user_id"], ["users.org_id", "users.id"], ondelete="CASCADE"),)
 
     id: Mapped[str] = mapped_column(ID, primary_key=True, default=new_id)
     org_id: Mapped[str] = mapped_column(ID, nullable=False, index=True)

@@ -50,9 +50,7 @@ class TenantContext:
 
     def __post_init__(self) -> None:
         if self.org_id is None and not self.is_system:
-            raise ValueError(
-                "A user TenantContext needs an org_id; only system contexts may span organisations."
-            )
+            raise ValueError("A user TenantContext needs an org_id; only system contexts may span organisations.")
         if self.is_system and not self.reason.strip():
             raise ValueError("A system context needs a reason that says which job or command uses it.")
 

@@ -41,11 +41,15 @@ def use_app_role(engine: AsyncEngine, role: str = APP_ROLE) -> None:
 
     @event.listens_for(engine.sync_engine, "connect")
     def _set_role(dbapi_connection: Any, _record: Any) -> None:
+        # Outside any transaction: a SET ROLE inside one would be undone by the first ROLLBACK.
+        autocommit = dbapi_connection.autocommit
+        dbapi_connection.autocommit = True
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f'SET ROLE "{role}"')
         finally:
             cursor.close()
+            dbapi_connection.autocommit = autocommit
 
 
 def open_tenant_database(url: str, *, orm_filter: bool = True, **engine_kwargs: Any) -> TenantDatabase:

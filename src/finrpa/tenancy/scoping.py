@@ -26,4 +26,4 @@ class DepartmentScoped(TenantScoped):
 class TenantRoot:
     """Marks the organisation model: visible only to a context of that organisation (or cross-org system)."""
 
-    id: Mapped[str]
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)

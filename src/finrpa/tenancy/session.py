@@ -157,8 +157,7 @@ def _stamp_row(ctx: TenantContext | None, row: dict[str, Any], model: str) -> di
 def _check_org(ctx: TenantContext | None, org_ids: Iterable[object], model: str) -> None:
     if ctx is None:
         raise TenantContextMissingError(
-            f"Cannot write {model} rows without a tenant context; act inside use_tenant(...) or "
-            "system_context(reason)."
+            f"Cannot write {model} rows without a tenant context; act inside use_tenant(...) or system_context(reason)."
         )
     for org_id in org_ids:
         if org_id is None and ctx.org_id is None:
@@ -167,8 +166,7 @@ def _check_org(ctx: TenantContext | None, org_ids: Iterable[object], model: str)
             )
         if ctx.org_id is not None and org_id not in (None, ctx.org_id):
             raise TenantMismatchError(
-                f"Refusing to write a {model} row of another organisation while acting for "
-                f"organisation {ctx.org_id}."
+                f"Refusing to write a {model} row of another organisation while acting for organisation {ctx.org_id}."
             )
 
 
