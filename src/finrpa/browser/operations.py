@@ -258,13 +258,12 @@ async def _verify_effect(
             )
         counters = None if ctx.tab.pending_dialog else await counters_of(base.frame)
     else:
-        found = await wait_for_change(ctx.run, ctx.tab, base, min(ctx.timeout_s, _DEFAULT_CHANGE_S))
-        if found is None:
+        changed, counters = await wait_for_change(ctx.run, ctx.tab, base, min(ctx.timeout_s, _DEFAULT_CHANGE_S))
+        if not changed:
             raise PostconditionFailedError(
                 f'{doing} "{name}" changed nothing observable (no navigation, page change, dialog or '
                 "download); declare the expected effect or check that the click reached the portal."
             )
-        counters = found or None
     return _effect_result(ctx, base, counters)
 
 

@@ -36,11 +36,12 @@ class Baseline:
         return cls(tab.main_navigations, tab.dialog_count, len(tab.downloads), len(run.tabs), frame, counters)
 
 
-async def counters_of(frame: Frame) -> dict[str, Any] | None:
-    """The page-model counters of ``frame``, or None when its document is gone (it navigated)."""
+async def counters_of(frame: Frame, timeout_s: float = 3.0) -> dict[str, Any] | None:
+    """The page-model counters of ``frame``, or None when its document is gone (it navigated) or blocked
+    (a native dialog stops the page's scripts)."""
     try:
-        result = await invoke(frame, "counters")
-    except PlaywrightError:
+        result = await asyncio.wait_for(invoke(frame, "counters"), timeout_s)
+    except (PlaywrightError, TimeoutError):
         return None
     return result if isinstance(result, dict) else None
 
@@ -69,23 +70,31 @@ async def _pause(tab: Tab, frame: Frame, since: int, seconds: float) -> None:
             await task
 
 
-async def wait_for_change(run: RunBrowser, tab: Tab, base: Baseline, timeout_s: float) -> dict[str, Any] | None:
-    """Wait until something observable changed; return the frame's counters (``{}`` if it navigated away),
-    or None if nothing changed in time."""
+async def wait_for_change(
+    run: RunBrowser, tab: Tab, base: Baseline, timeout_s: float
+) -> tuple[bool, dict[str, Any] | None]:
+    """Wait until something observable changed. Returns (changed, the frame's counters when it still
+    shows the same document and no dialog blocks it)."""
     deadline = time.monotonic() + timeout_s
     while True:
         tab.activity.clear()
+        if tab.pending_dialog is not None:
+            return True, None
         counters = await counters_of(base.frame)
         if counters is None or counters.get("doc") != base.counters.get("doc"):
-            return {}
-        if _events_changed(run, tab, base) or counters["changes"] > base.counters["changes"]:
-            return counters
-        if counters.get("nav") != base.counters.get("nav") or counters.get("url") != base.counters.get("url"):
-            return counters
+            return True, None
+        if _events_changed(run, tab, base) or _counters_changed(counters, base.counters):
+            return True, counters
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return None
+            return False, None
         await _pause(tab, base.frame, int(counters["changes"]), min(remaining, _MAX_PAUSE_S))
+
+
+def _counters_changed(now: dict[str, Any], before: dict[str, Any]) -> bool:
+    return bool(
+        now["changes"] > before["changes"] or now.get("nav") != before.get("nav") or now.get("url") != before.get("url")
+    )
 
 
 async def unmet(run: RunBrowser, tab: Tab, expectation: Expectation, base: Baseline) -> list[str]:
@@ -154,6 +163,10 @@ async def wait_for_expectation(
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return missing
+        if tab.pending_dialog is not None:  # page scripts are blocked: only tab events can change things
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(tab.activity.wait(), min(remaining, _MAX_PAUSE_S))
+            continue
         main = tab.page.main_frame
         counters = await counters_of(main)
         since = int(counters["changes"]) if counters else 0

@@ -166,17 +166,20 @@
     if (el.labels) for (const l of el.labels) parts.push(textOf(l));
     return clip(parts.join(" "));
   };
+  // Text just before a field in its own row: a preceding cell, <dt>, span or div (never a heading).
+  const CONTROLS = "input,select,textarea,button,[role=textbox],[role=combobox]";
   const nearbyLabel = (el) => {
     let node = el;
-    for (let depth = 0; depth < 4 && node && node.parentElement; depth += 1) {
+    for (let depth = 0; depth < 3 && node && node.parentElement; depth += 1) {
       let sib = node.previousElementSibling;
-      for (let hops = 0; sib && hops < 3; hops += 1, sib = sib.previousElementSibling) {
-        if (sib.querySelector && sib.querySelector("input,select,textarea,button")) break;
+      for (let hops = 0; sib && hops < 2; hops += 1, sib = sib.previousElementSibling) {
+        if (sib.matches(CONTROLS) || sib.querySelector(CONTROLS)) return "";
+        if (/^(H[1-6]|LEGEND|CAPTION|SCRIPT|STYLE)$/.test(sib.tagName)) return "";
         const t = clip(textOf(sib), 40);
         if (t) return t.replace(/[:：*\s]+$/, "").replace(/^[*\s]+/, "");
       }
       node = node.parentElement;
-      if (node && /^(FORM|FIELDSET|TABLE|BODY|UL|OL)$/.test(node.tagName)) break;
+      if (!node || /^(FORM|FIELDSET|TABLE|TBODY|BODY|UL|OL|SECTION|DIALOG)$/.test(node.tagName)) break;
     }
     return "";
   };
@@ -228,7 +231,7 @@
         if (n) return n;
       }
       let sib = node.previousElementSibling;
-      for (let hops = 0; sib && hops < 8; hops += 1, sib = sib.previousElementSibling) {
+      for (let hops = 0; sib && hops < 40; hops += 1, sib = sib.previousElementSibling) {
         const h = headingText(sib) || (sib.children.length <= 2 && sib.firstElementChild
           ? headingText(sib.firstElementChild) : "");
         if (h) return h;
@@ -417,7 +420,7 @@
       const headers = [...t.querySelectorAll("th,[role=columnheader]")].map((h) => clip(textOf(h), 30));
       const rows = t.tagName === "TABLE" ? [...t.rows].filter((r) => !r.querySelector("th")).length
         : t.querySelectorAll("[role=row]").length - (headers.length ? 1 : 0);
-      if (!headers.length && rows < 2) return;
+      if (!headers.length && (rows < 2 || t.querySelector(CONTROLS))) return;  // layout tables
       out.push({ caption: tableCaption(t), headers: headers.slice(0, 30), row_count: Math.max(rows, 0) });
     });
     return out;
@@ -431,7 +434,10 @@
   };
   const rawText = () => {
     let text = document.body ? document.body.innerText || "" : "";
-    walk(document, (el) => { if (el.shadowRoot && visible(el)) text += "\n" + (el.shadowRoot.textContent || ""); });
+    walk(document, (el) => {
+      if (!el.shadowRoot || !visible(el)) return;
+      for (const child of el.shadowRoot.children) if (child.innerText) text += "\n" + child.innerText;
+    });
     return text.replace(/[ \t]+/g, " ").replace(/\n\s*\n+/g, "\n").trim();
   };
   const visibleText = (limit) => {
