@@ -54,6 +54,14 @@ class SqlJournal:
         self._storage = last_storage
         self._url = last_url
 
+    async def sealed_checkpoint(self) -> tuple[str | None, str | None]:
+        """The browser session sealed for the checkpoint (the last one while the browser is not started)."""
+        storage_json, url = await self.browser.checkpoint()
+        if storage_json is not None:
+            self._storage = seal(self.session_key, storage_json.encode(), self.identity.run_id.encode())
+            self._url = url
+        return self._storage, self._url
+
     async def commit(
         self,
         events: Sequence[NewEvent],
@@ -62,10 +70,7 @@ class SqlJournal:
         error: str | None = None,
         result: dict[str, Any] | None = None,
     ) -> None:
-        storage_json, url = await self.browser.checkpoint()
-        if storage_json is not None:
-            self._storage = seal(self.session_key, storage_json.encode(), self.identity.run_id.encode())
-            self._url = url
+        await self.sealed_checkpoint()
         entries = self.audit_entries(events, state)
         transition = Transition(
             events=list(events),

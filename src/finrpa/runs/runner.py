@@ -90,23 +90,37 @@ class RunRunner:
         return (self.settings.data_dir / "runs" / run_id).resolve()
 
     async def execute(self, run_id: str, org_id: str) -> CoordinationState:
+        """Claim the run, rebuild its state from the log, and drive it until it ends or needs a person."""
         with system_context(f"execute run {run_id}", org_id=org_id):
-            return await self._execute(run_id)
+            token = await self.claim(run_id)
+            state = await self.load_state(run_id)
+            if not runnable(state):
+                return state
+            prepared = await self.prepare(run_id, token)
+            coordinator = AgentCoordinator(state, prepared.executor, prepared.journal, backoff=self.options.backoff)
+            try:
+                return await coordinator.run()
+            finally:
+                await prepared.browser.close()
 
-    async def _execute(self, run_id: str) -> CoordinationState:
-        async def load(session: AsyncSession) -> tuple[Run, CoordinationState, str | None, str | None, int]:
-            token = await claim(session, run_id, self.options.worker_id)
+    async def claim(self, run_id: str) -> int:
+        """Take the run over; any earlier holder is fenced off from now on."""
+        return await self.transaction(lambda session: claim(session, run_id, self.options.worker_id))
+
+    async def load_state(self, run_id: str) -> CoordinationState:
+        return await self.transaction(lambda session: load_state(session, run_id))
+
+    async def prepare(self, run_id: str, token: int) -> PreparedRun:
+        """The executor, journal and (lazily started) browser of one run, restored from its checkpoint."""
+
+        async def load(session: AsyncSession) -> tuple[Run, str | None, str | None]:
             repository = RunRepository(session)
-            run = await repository.get(run_id)
             checkpoint = await repository.checkpoint(run_id)
-            state = await load_state(session, run_id)
-            storage = checkpoint.storage_state if checkpoint else None
-            url = checkpoint.url if checkpoint else None
-            return run, state, storage, url, token
+            run = await repository.get(run_id)
+            return run, (checkpoint.storage_state if checkpoint else None), (checkpoint.url if checkpoint else None)
 
-        run, state, sealed, url, token = await self.transaction(load)
-        if state.status.is_final or state.status in (TaskStatus.NEEDS_HUMAN, TaskStatus.WAITING_APPROVAL):
-            return state
+        run, sealed, url = await self.transaction(load)
+        state = await self.load_state(run_id)
         identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id)
         folder = self.run_folder(run.id)
         recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
@@ -145,11 +159,19 @@ class RunRunner:
             last_storage=sealed,
             last_url=url,
         )
-        coordinator = AgentCoordinator(state, executor, journal, backoff=self.options.backoff)
-        try:
-            return await coordinator.run()
-        finally:
-            await browser.close()
+        return PreparedRun(executor=executor, journal=journal, browser=browser)
+
+
+@dataclass
+class PreparedRun:
+    executor: RunExecutor
+    journal: SqlJournal
+    browser: BrowserSession
+
+
+def runnable(state: CoordinationState) -> bool:
+    """False for runs that ended or wait for a person or an approval."""
+    return not (state.status.is_final or state.status in (TaskStatus.NEEDS_HUMAN, TaskStatus.WAITING_APPROVAL))
 
 
 def _portal_urls(run: Run) -> list[str]:

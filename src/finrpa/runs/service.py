@@ -11,6 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finrpa.agents.events import EventType, apply_event, replay
 from finrpa.agents.plan import CoordinationState, TaskStatus
 from finrpa.agents.planner import compile_template
+from finrpa.audit.events import AuditEntry
+from finrpa.audit.service import AuditService
 from finrpa.exceptions import ConflictError, ValidationFailedError
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.models import Run
@@ -94,9 +96,9 @@ async def load_state(session: AsyncSession, run_id: str) -> CoordinationState:
 
 
 async def resolve_needs_human(
-    session: AsyncSession, run_id: str, action: str, *, user_id: str, note: str = ""
+    session: AsyncSession, run_id: str, action: str, *, user_id: str, audit: AuditService, note: str = ""
 ) -> CoordinationState:
-    """Record a person's decision on a NEEDS_HUMAN step; the run can then be resumed."""
+    """Record a person's decision on a NEEDS_HUMAN step, with its audit row; the run can then be resumed."""
     if action not in HUMAN_ACTIONS:
         raise ValidationFailedError(f"Unknown action {action!r}; choose one of {', '.join(HUMAN_ACTIONS)}.")
     repository = RunRepository(session)
@@ -113,4 +115,18 @@ async def resolve_needs_human(
         status=status,
     )
     await commit_transition(session, run.id, run.fencing_token, transition)
+    await audit.append(
+        session,
+        AuditEntry(
+            org_id=run.org_id,
+            action_type="HUMAN_INTERVENTION",
+            executor=f"human:{user_id}",
+            task_id=run.id,
+            dept_id=run.dept_id,
+            bl_id=run.bl_id,
+            user_id=user_id,
+            input_value=action,
+            details={"subtask_id": state.current, "note": note, "reason": state.last_error},
+        ),
+    )
     return new_state

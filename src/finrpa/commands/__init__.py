@@ -1,0 +1,1 @@
+"""CLI commands that assemble the application (database, browser, runner) for one process."""

@@ -1,0 +1,263 @@
+"""Durable runs on DBOS Transact. This is the only module that imports ``dbos``; replacing the engine means
+replacing this file.
+
+A run is the DBOS workflow ``finrpa_run(run_id, org_id)``, enqueued on the ``browser`` queue whose per-worker
+concurrency is that worker's browser slots. Inside it the ordinary coordinator runs, with two ports wrapped:
+
+* executing a subtask is a DBOS **step** — after a crash DBOS returns its recorded outcome instead of
+  touching the portal again;
+* committing a node is a DBOS **datasource transaction** on the application database: the run's events, the
+  checkpoint (browser session sealed with AES-GCM), the run status, the audit rows AND DBOS's own record of the
+  step commit in ONE transaction.
+
+The first thing every (re)execution of the workflow does, outside any step so that it is never replayed, is
+to claim the run: the fencing token goes up, so a worker that was paused and replaced can no longer commit.
+The coordination state the workflow starts from is loaded in a recorded step (from FinRPA's own event log),
+so replay after a crash follows the same path up to the crash and continues live from the last commit.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
+
+from dbos import DBOS, AsyncSQLAlchemyDatasource, DBOSConfig, SetWorkflowID
+from dbos._dbos import _get_dbos_instance
+from sqlalchemy.ext.asyncio import async_sessionmaker
+
+import finrpa
+from finrpa.agents.coordinator import AgentCoordinator, ExecutionOutcome
+from finrpa.agents.plan import CoordinationState, SubTask
+from finrpa.config import Settings
+from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.repository import NewEvent
+from finrpa.runs.runner import PreparedRun, RunRunner, runnable
+from finrpa.tenancy.context import system_context
+from finrpa.tenancy.session import install_tenancy
+
+QUEUE_NAME = "browser"
+WORKFLOW_NAME = "finrpa_run"
+
+_engine: DurableEngine | None = None
+
+
+def default_worker_id() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+def system_database_url(settings: Settings) -> str:
+    """DBOS's own tables live in the application database (same file / same PostgreSQL database)."""
+    url = settings.resolved_database_url
+    if url.startswith("sqlite+aiosqlite:///"):
+        return "sqlite:///" + url.removeprefix("sqlite+aiosqlite:///")
+    return url.replace("postgresql+asyncpg://", "postgresql://")
+
+
+class DurableEngine:
+    """Owns DBOS for this process: launch, the browser queue, enqueueing runs, recovering dead workers."""
+
+    def __init__(
+        self,
+        runner: RunRunner,
+        *,
+        worker_id: str | None = None,
+        browser_slots: int | None = None,
+        polling_interval_s: float = 0.5,
+    ) -> None:
+        self.runner = runner
+        self.settings = runner.settings
+        self.worker_id = worker_id or default_worker_id()
+        self.browser_slots = browser_slots or self.settings.browser_slots
+        self.polling_interval_s = polling_interval_s
+        self._prepared: dict[str, tuple[PreparedRun, AgentCoordinator]] = {}
+        self._datasource: AsyncSQLAlchemyDatasource | None = None
+        self._queue: Any = None
+
+    async def launch(self, *, listen: bool = True) -> None:
+        """Start DBOS in this event loop (queued runs then execute on it, beside the browser)."""
+        global _engine
+        _engine = self
+        config: DBOSConfig = {
+            "name": "finrpa",
+            "system_database_url": system_database_url(self.settings),
+            "application_version": finrpa.__version__,
+            "executor_id": self.worker_id,
+            "log_level": "WARNING",
+        }
+        DBOS(config=config)
+        sessions: async_sessionmaker[Any] = async_sessionmaker(expire_on_commit=False)
+        install_tenancy(sessions)
+        self._datasource = await AsyncSQLAlchemyDatasource.create(
+            self.settings.resolved_database_url, engine=self.runner.database.engine, sessionmaker=sessions
+        )
+        DBOS.launch()
+        self._queue = await DBOS.register_queue_async(
+            QUEUE_NAME,
+            worker_concurrency=self.browser_slots if listen else 0,
+            polling_interval_sec=self.polling_interval_s,
+        )
+
+    async def shutdown(self) -> None:
+        global _engine
+        DBOS.destroy(destroy_registry=False)
+        _engine = None
+
+    async def enqueue(self, run_id: str, org_id: str) -> None:
+        """Queue the run on the browser queue (idempotent: the run id is the workflow id)."""
+        with SetWorkflowID(run_id):
+            await self._queue.enqueue_async(finrpa_run, run_id, org_id)
+
+    async def wait(self, run_id: str) -> str:
+        handle: Any = await DBOS.retrieve_workflow_async(run_id)
+        return str(await handle.get_result())
+
+    def recover(self, dead_worker_ids: Sequence[str]) -> int:
+        """Re-enqueue the runs dead workers held, so live workers pick them up."""
+        return len(DBOS._recover_pending_workflows(list(dead_worker_ids)))
+
+    # -- used by the workflow --------------------------------------------------------------------------
+    async def commit(self, run_id: str, token: int, payload: dict[str, Any]) -> None:
+        assert self._datasource is not None
+        datasource = self._datasource
+        audit = self.runner.audit
+
+        @datasource.transaction(name="finrpa_commit", isolation_level="READ COMMITTED")
+        async def write(payload: dict[str, Any]) -> None:
+            session = datasource.sql_session()
+            transition = Transition(
+                events=[NewEvent(e["type"], e["payload"]) for e in payload["events"]],
+                state=payload["state"],
+                status=payload["status"],
+                storage_state=payload["storage"],
+                url=payload["url"],
+                error_message=payload["error"],
+                result=payload["result"],
+            )
+            await commit_transition(session, run_id, token, transition)
+            prepared, _ = self._prepared[run_id]
+            state = CoordinationState.model_validate(payload["state"])
+            entries = prepared.journal.audit_entries(transition.events, state)
+            if entries:
+                await audit.append_many(session, entries)
+
+        await write(payload)
+
+
+class _DurableExecutor:
+    def __init__(self, run_id: str, inner: Any) -> None:
+        self.run_id = run_id
+        self.inner = inner
+
+    async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
+        raw = await execute_subtask_step(self.run_id, state.model_dump(mode="json"), subtask.subtask_id)
+        return _outcome(raw)
+
+    async def compensate(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
+        raw = await compensate_subtask_step(self.run_id, state.model_dump(mode="json"), subtask.subtask_id)
+        return _outcome(raw)
+
+
+class _DurableJournal:
+    def __init__(self, run_id: str, token: int, prepared: PreparedRun) -> None:
+        self.run_id = run_id
+        self.token = token
+        self.prepared = prepared
+
+    async def commit(
+        self,
+        events: Sequence[NewEvent],
+        state: CoordinationState,
+        *,
+        error: str | None = None,
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        storage, url = await self.prepared.journal.sealed_checkpoint()
+        payload = {
+            "events": [{"type": e.type, "payload": e.payload} for e in events],
+            "state": state.model_dump(mode="json"),
+            "status": state.status.value,
+            "storage": storage,
+            "url": url,
+            "error": error,
+            "result": result,
+        }
+        engine = _current()
+        await engine.commit(self.run_id, self.token, payload)
+
+
+def _current() -> DurableEngine:
+    if _engine is None:
+        raise RuntimeError("The durable engine is not launched in this process.")
+    return _engine
+
+
+def _outcome(raw: dict[str, Any]) -> ExecutionOutcome:
+    events = [NewEvent(e["type"], e["payload"]) for e in raw.pop("events")]
+    return ExecutionOutcome(events=events, **raw)
+
+
+def _serialise(outcome: ExecutionOutcome) -> dict[str, Any]:
+    data = asdict(outcome)
+    data["events"] = [{"type": e.type, "payload": e.payload} for e in outcome.events]
+    return data
+
+
+@DBOS.workflow(name=WORKFLOW_NAME)
+async def finrpa_run(run_id: str, org_id: str) -> str:
+    engine = _current()
+    runner = engine.runner
+    with system_context(f"durable run {run_id}", org_id=org_id):
+        token = await runner.claim(run_id)  # live on every (re)execution: fences any earlier holder
+        state = CoordinationState.model_validate(await load_state_step(run_id, org_id))
+        if not runnable(state):
+            return state.status.value
+        prepared = await runner.prepare(run_id, token)
+        coordinator = AgentCoordinator(
+            state,
+            _DurableExecutor(run_id, prepared.executor),
+            _DurableJournal(run_id, token, prepared),
+            backoff=runner.options.backoff,
+            sleep=DBOS.sleep_async,
+            parallel=False,
+        )
+        engine._prepared[run_id] = (prepared, coordinator)
+        try:
+            final = await coordinator.run()
+        finally:
+            engine._prepared.pop(run_id, None)
+            await prepared.browser.close()
+        return final.status.value
+
+
+@DBOS.step(name="finrpa_load_state")
+async def load_state_step(run_id: str, org_id: str) -> dict[str, Any]:
+    with system_context(f"load run {run_id}", org_id=org_id):
+        state = await _current().runner.load_state(run_id)
+    return state.model_dump(mode="json")
+
+
+@DBOS.step(name="finrpa_execute_subtask")
+async def execute_subtask_step(run_id: str, state: dict[str, Any], subtask_id: str) -> dict[str, Any]:
+    prepared, _ = _current()._prepared[run_id]
+    current = CoordinationState.model_validate(state)
+    outcome = await prepared.executor.execute(current, current.plan.subtask(subtask_id))
+    return _serialise(outcome)
+
+
+@DBOS.step(name="finrpa_compensate_subtask")
+async def compensate_subtask_step(run_id: str, state: dict[str, Any], subtask_id: str) -> dict[str, Any]:
+    prepared, _ = _current()._prepared[run_id]
+    current = CoordinationState.model_validate(state)
+    outcome = await prepared.executor.compensate(current, current.plan.subtask(subtask_id))
+    return _serialise(outcome)
+
+
+def dbos_instance_ready() -> bool:
+    try:
+        _get_dbos_instance()
+    except Exception:  # noqa: BLE001 - DBOS raises a plain exception when not configured
+        return False
+    return True
