@@ -145,6 +145,13 @@ _LONGEST_FORMATTED_GROUP = 10  # card, phone and ID numbers are written in group
 
 def _mask_run(match: re.Match[str], profile: MaskingProfile) -> str:
     run = match.group(0)
+    last_piece = _SEPARATOR.split(run)[-1]
+    if run[-1] in "Xx" and sum(1 for char in last_piece if _is_slot(char)) != 17:
+        return _mask_run_text(run[:-1], profile) + run[-1]  # an X that does not end an ID number is a letter
+    return _mask_run_text(run, profile)
+
+
+def _mask_run_text(run: str, profile: MaskingProfile) -> str:
     parts = _SEPARATOR.split(run)
     if len(parts) == 1 or max(len(part) for part in parts) <= _LONGEST_FORMATTED_GROUP:
         return _mask_number(run, profile)
