@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
+from pydantic import BaseModel
 
 from finrpa.browser.actions import (
     AcceptDialog,
@@ -78,7 +79,13 @@ from finrpa.browser.secret_text import SecretText
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation
 
-_GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
+_GRACE_S = 15.0
+
+
+class ElementReading(BaseModel):
+    value: str | None
+    checked: bool = False
+    sensitive: bool = False  # backstop over an action's own timeout (screenshots, recording)
 
 
 @dataclass
@@ -138,6 +145,18 @@ class Controller:
         while len(self._seen) > self._keep:
             self._seen.popitem(last=False)
         return snapshot
+
+    async def read(self, target: Target, tab_id: str | None = None) -> ElementReading:
+        """Read an element's current value (masked when sensitive) and checked state, without acting."""
+        tab = await self._tab(tab_id)
+        if target.fingerprint is None:
+            raise InvalidActionError("Reading an element needs its fingerprint.")
+        resolved = await resolve_target(tab, target.fingerprint)
+        try:
+            state = await resolved.handle.evaluate("el => window.__finrpa_pm.readState(el, null)")
+        except PlaywrightError as exc:
+            raise refuse("detached", target.fingerprint) from exc
+        return ElementReading(value=state["value"], checked=bool(state["checked"]), sensitive=bool(state["sensitive"]))
 
     # -- convenience builders ------------------------------------------------------------------------------
     async def navigate(self, url: str, **options: Any) -> ActionResult:

@@ -329,6 +329,8 @@ class RunBrowser:
     # -- downloads ------------------------------------------------------------------------------------
     def _on_download(self, tab: Tab, download: Download) -> None:
         future: asyncio.Future[DownloadedFile] = asyncio.get_running_loop().create_future()
+        # A rejected download nobody waits for is reported by event; mark its error as seen.
+        future.add_done_callback(lambda f: None if f.cancelled() else f.exception())
         tab.downloads.append(future)
         tab.activity.set()
         self._spawn(self._save(tab, download, future))

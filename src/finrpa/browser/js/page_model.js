@@ -151,7 +151,10 @@
     if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) return "textbox";
     return "";
   };
+  // Lists, tables and forms with a click listener delegate to their items: the items are the targets.
+  const CONTAINERS = /^(UL|OL|TABLE|TBODY|THEAD|TR|FORM|NAV|DL|SECTION|MAIN|HTML|BODY|FIELDSET)$/;
   const isClickableFallback = (el) => {
+    if (CONTAINERS.test(el.tagName)) return false;
     if (el.hasAttribute("onclick") || state.listeners.has(el)) return true;
     const tabindex = el.getAttribute("tabindex");
     if (tabindex !== null && Number(tabindex) >= 0 && squash(textOf(el))) return true;
@@ -277,6 +280,7 @@
   const valueOf = (el, role) => {
     if (!("value" in el) || role === "button" || el.tagName === "BUTTON") {
       if (el.isContentEditable) return { value: clip(el.innerText, 200), sensitive: false };
+      if (role === "combobox") return { value: maskNumbers(clip(textOf(el), 200)), sensitive: false };
       return { value: null, sensitive: false };
     }
     if (el.tagName === "SELECT") {
@@ -571,6 +575,71 @@
     return { caption: tableCaption(found), headers: hs, rows, truncated: body.length > max };
   };
 
+  // --- custom widgets: calendars and option lists -------------------------------------------------------
+  const MONTH_TEXT = /(\d{4})\s*[年\-/.]\s*(\d{1,2})(?!\d)/;
+  const EN_MONTH = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(\d{4})/i;
+  const EN_NAMES = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+  const PREV = /^(上个?月|上一月|前一月|‹|<|«|←|prev|previous|previous month)$/i;
+  const NEXT = /^(下个?月|下一月|后一月|›|>|»|→|next|next month)$/i;
+  const monthOf = (text) => {
+    const cn = text.match(MONTH_TEXT);
+    if (cn) return [Number(cn[1]), Number(cn[2])];
+    const en = text.match(EN_MONTH);
+    return en ? [Number(en[2]), EN_NAMES.indexOf(en[1].toLowerCase()) + 1] : null;
+  };
+  const dateParts = (text) => {
+    const m = (text || "").match(/(\d{4})\D{0,3}(\d{1,2})\D{0,3}(\d{1,2})/);
+    return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
+  };
+  const calendars = () => {
+    const items = collect(null);
+    const peers = groupPeers(items);
+    const grids = new Map();
+    for (const item of items) {
+      const n = Number(item.desc.name);
+      if (!/^\d{1,2}$/.test(item.desc.name) || n < 1 || n > 31) continue;
+      const grid = item.el.closest("table,[role=grid]") || (item.el.parentElement && item.el.parentElement.parentElement);
+      if (!grid) continue;
+      if (!grids.has(grid)) grids.set(grid, []);
+      grids.get(grid).push(item);
+    }
+    const out = [];
+    for (const [grid, cells] of grids) {
+      if (cells.length < 28) continue;
+      const names = cells.map((c) => Number(c.desc.name));
+      const start = names.indexOf(1);
+      const end = names.indexOf(1, start + 1);
+      const month = cells.slice(start, end === -1 ? undefined : end);
+      let ym = null;
+      const dated = month.map((c) => dateParts(dateOf(c.el) || "")).find(Boolean);
+      if (dated) ym = [dated[0], dated[1]];
+      let scope = grid;
+      for (let depth = 0; depth < 4 && scope; depth += 1) {
+        scope = parentOf(scope);
+        if (!ym && scope) ym = monthOf(squash(textOf(scope)));
+        if (ym && scope && [...items].some((i) => scope.contains(i.el) && (PREV.test(i.desc.name) || NEXT.test(i.desc.name)))) break;
+      }
+      if (!ym) continue;
+      const nav = (re) => { const hit = items.find((i) => scope && scope.contains(i.el) && !grid.contains(i.el) && re.test(i.desc.name));
+        return hit ? fingerprintOf(hit, peers) : null; };
+      const days = {};
+      for (const c of month) days[c.desc.name] = fingerprintOf(c, peers);
+      out.push({ year: ym[0], month: ym[1], prev: nav(PREV), next: nav(NEXT), days });
+    }
+    return out;
+  };
+  const optionFingerprints = (name) => {
+    const items = collect(null);
+    const peers = groupPeers(items);
+    const named = items.filter((i) => sameText(i.desc.name, name) && visible(i.el));
+    const options = named.filter((i) => i.role === "option");
+    const chosen = options.length ? options : named.filter((i) => !isField(i.role));
+    return chosen.map((i) => fingerprintOf(i, peers));
+  };
+  const visibleOptionNames = () => collect(null)
+    .filter((i) => i.role === "option" || (i.role === "clickable" && i.el.tagName === "LI"))
+    .map((i) => describe(i.el, i.role).name).slice(0, 50);
+
   const nextChange = (since, ms) => new Promise((resolve) => {
     if (state.changes > since) { resolve(counters()); return; }
     const timer = setTimeout(() => resolve(counters()), ms);
@@ -618,6 +687,7 @@
         checked: items.some((i) => readState(i.el, null).checked) };
     },
     extractTable: (caption, headers, max) => extractTable(caption, headers, max),
+    calendars, optionFingerprints, visibleOptionNames,
     describeElement: (el) => { const role = roleOf(el) || "clickable"; return describe(el, role); },
     visible, enabled, maskNumbers,
   };

@@ -1,0 +1,75 @@
+"""Elements inside same-origin and cross-origin iframes and open shadow roots are observed and usable."""
+
+from __future__ import annotations
+
+import pytest
+
+from finrpa.browser import Click, Controller, Expectation, Fill, PageSnapshot, RunBrowser, Target
+from finrpa.browser.snapshot import ElementInfo
+from tests.fixtures.browser import StaticSite
+
+pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
+
+
+async def _frames(run: RunBrowser, site: StaticSite) -> tuple[Controller, PageSnapshot]:
+    controller = Controller(run, screenshots=False)
+    await controller.navigate(site.url("frames.html"))
+    for _ in range(50):  # the cross-origin frame is attached by script after load
+        snapshot = await controller.observe()
+        if len(snapshot.find(name="证件号码")) == 2:
+            return controller, snapshot
+    raise AssertionError("the cross-origin frame never loaded")
+
+
+def _in_frame(snapshot: PageSnapshot, name: str, path: str) -> ElementInfo:
+    return next(e for e in snapshot.find(name=name) if e.frame_path == path)
+
+
+async def test_snapshot_maps_frames_and_shadow_hosts(run_browser: RunBrowser, static_site: StaticSite) -> None:
+    _, snapshot = await _frames(run_browser, static_site)
+
+    frames = {f.path: f for f in snapshot.frames}
+    assert set(frames) == {"main", "main/policy-frame", "main/xo-frame"}
+    assert not frames["main/policy-frame"].cross_origin and frames["main/xo-frame"].cross_origin
+    same = _in_frame(snapshot, "证件号码", "main/policy-frame")
+    cross = _in_frame(snapshot, "证件号码", "main/xo-frame")
+    assert same.fingerprint.frame == "main/policy-frame" and cross.fingerprint.frame == "main/xo-frame"
+    assert cross.bbox[1] > same.bbox[1] > 0  # bboxes are in the tab's viewport, offset by the iframe
+    assert snapshot.find(name="报告名称")[0].shadow_path == ["report-form"]
+    assert snapshot.find(name="选择文件")[0].shadow_path == ["report-form", "file-picker"]
+    assert snapshot.find(name="报告名称")[0].fingerprint.container == "报告信息"
+
+
+async def test_fields_in_both_iframes_and_in_shadow_dom_can_be_filled_and_clicked(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snapshot = await _frames(run_browser, static_site)
+    sid = snapshot.snapshot_id
+
+    def target(element: ElementInfo) -> Target:
+        return Target(ref=element.ref, fingerprint=element.fingerprint)
+
+    for path in ("main/policy-frame", "main/xo-frame"):
+        await controller.execute(Fill(snapshot_id=sid, target=target(_in_frame(snapshot, "投保人姓名", path)),
+                                      value=f"王五 {path}"))
+        await controller.execute(Click(snapshot_id=sid, target=target(_in_frame(snapshot, "保存", path)),
+                                       expect=Expectation(text_visible="已保存")))
+    await controller.execute(Fill(snapshot_id=sid, target=target(snapshot.find(name="报告名称")[0]), value="三月月报"))
+    await controller.execute(Click(snapshot_id=sid, target=target(snapshot.find(name="选择文件")[0])))
+
+    after = await controller.observe()
+    assert _in_frame(after, "投保人姓名", "main/xo-frame").value == "王五 main/xo-frame"
+    assert _in_frame(after, "投保人姓名", "main/policy-frame").value == "王五 main/policy-frame"
+    assert after.find(name="报告名称")[0].value == "三月月报"
+    assert "已选择" in after.text
+
+
+async def test_an_id_number_typed_into_a_cross_origin_frame_is_masked_in_the_snapshot(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snapshot = await _frames(run_browser, static_site)
+    field = _in_frame(snapshot, "证件号码", "main/xo-frame")
+    await controller.fill(snapshot, field.ref, "11010119900307123X")
+    after = await controller.observe()
+    masked = _in_frame(after, "证件号码", "main/xo-frame")
+    assert masked.value is not None and "19900307" not in masked.value and masked.sensitive
