@@ -153,6 +153,13 @@ class Settings(BaseSettings):
     audit_masking_profile: Literal["strict", "auditor"] = "strict"  # how much stored rows keep visible
     audit_export_max_rows: int = 100_000
 
+    # Policy and capability tokens (finrpa.policy). Tokens are signed with an Ed25519 key derived from
+    # FINRPA_SECRET_KEY (HKDF) unless a PEM private key file is configured.
+    policy_timezone: str = "Asia/Shanghai"  # local time for the policy context's hour and weekday
+    capability_key_file: Path | None = None
+    capability_token_ttl_s: int = 300
+    capability_token_max_ttl_s: int = 3600
+
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:
         if self.env == "development":
