@@ -20,6 +20,7 @@ from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import DatabaseUnavailableError, ValidationFailedError
 from finrpa.llm.repository import COST_DIMENSIONS, LLMCallRepository
 from finrpa.llm.router import RoutingDecision
+from finrpa.llm.tenant_scope import writing_for
 
 CostDimension = Literal["department", "template", "tier", "model", "day"]
 
@@ -90,8 +91,9 @@ class DatabaseDecisionSink:
 
     async def store(self, org_id: str, run_id: str | None, decision: RoutingDecision) -> None:
         try:
-            async with unit_of_work(self._factory) as session:
-                LLMCallRepository(session).add_decision(org_id, run_id, decision)
+            with writing_for(org_id, "record a model router decision"):
+                async with unit_of_work(self._factory) as session:
+                    LLMCallRepository(session).add_decision(org_id, run_id, decision)
         except SQLAlchemyError as exc:
             raise DatabaseUnavailableError(
                 f"Could not store the router decision for org {org_id} ({type(exc).__name__}). Check the database."

@@ -20,6 +20,7 @@ from finrpa.db.base import utcnow
 from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import DatabaseUnavailableError
 from finrpa.llm.repository import LLMCallRepository
+from finrpa.llm.tenant_scope import writing_for
 from finrpa.llm.tiers import Tier
 
 logger = logging.getLogger(__name__)
@@ -63,7 +64,8 @@ class UsageRecorder(Protocol):
 class DatabaseUsageRecorder:
     """Writes ``llm_calls`` rows, each in its own short transaction.
 
-    Give it the application's session factory (with tenancy installed); the row carries the call's org_id.
+    Give it the application's session factory (``finrpa.tenancy.open_tenant_database(url).sessions``); the
+    row is written under the caller's tenant context, or a system context bound to the call's org_id.
     """
 
     def __init__(self, factory: async_sessionmaker[AsyncSession]) -> None:
@@ -71,8 +73,9 @@ class DatabaseUsageRecorder:
 
     async def record(self, record: LLMCallRecord) -> None:
         try:
-            async with unit_of_work(self._factory) as session:
-                LLMCallRepository(session).add_call(record)
+            with writing_for(record.context.org_id, "record LLM usage"):
+                async with unit_of_work(self._factory) as session:
+                    LLMCallRepository(session).add_call(record)
         except SQLAlchemyError as exc:
             raise DatabaseUnavailableError(
                 f"Could not record LLM usage for org {record.context.org_id} ({type(exc).__name__}); the "
