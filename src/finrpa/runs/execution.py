@@ -67,6 +67,7 @@ class RunExecutor:
         self.upload_roots = upload_roots
         self.wait_s = wait_s
         self.relogin = relogin
+        self._start_urls: dict[str, str] = {}
 
     async def _context(self, subtask: SubTask) -> SkillContext:
         run_browser, controller = await self.browser.ensure()
@@ -90,6 +91,16 @@ class RunExecutor:
         if self.browser.resume_url:
             await context.controller.navigate(self.browser.resume_url)
 
+    async def _return_to_start(self, subtask: SubTask, context: SkillContext) -> None:
+        """A retried step starts again from the page its first attempt started on (not from an error page)."""
+        tabs = context.browser.tabs
+        here = context.browser.active_tab.page.url if tabs else None
+        if subtask.attempts <= 1 or subtask.subtask_id not in self._start_urls:
+            if here and here != "about:blank":
+                self._start_urls.setdefault(subtask.subtask_id, here)
+            return
+        await context.controller.navigate(self._start_urls[subtask.subtask_id])
+
     def _skill_context(self, subtask: SubTask, run_browser: RunBrowser, controller: Controller) -> SkillContext:
         return SkillContext(
             run_id=self.identity.run_id,
@@ -110,6 +121,7 @@ class RunExecutor:
         skill = get_skill(call.skill)()
         started = time.perf_counter()
         context = await self._context(subtask)
+        await self._return_to_start(subtask, context)
         if call.side_effect is SideEffect.READ:
             outcome = self._outcome(await skill.run(call.params, context))
         else:
