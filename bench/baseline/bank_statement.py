@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from bench.baseline.login import login
 from playwright.async_api import FrameLocator, Page
 
-
-async def _save_csv(page: Page, link_name: str, params: dict[str, Any]) -> dict[str, Any]:
-    async with page.expect_download() as info:
-        await page.get_by_role("link", name=link_name).click()
-    download = await info.value
-    target = Path(params["download_dir"]) / download.suggested_filename
-    await download.save_as(target)
-    rows = target.read_text(encoding="utf-8-sig").count("\n") - 1
-    return {"csv_path": str(target), "rows": rows, "filename": download.suggested_filename}
+from bench.baseline.portal import login, open_menu, save_download
 
 
 async def run_v1(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
     await login(page, base_url, "bank", params, "v1")
-    await page.get_by_role("navigation").get_by_role("link", name="账户明细查询").click()
+    await open_menu(page, "账户明细查询")
     await page.get_by_label("账号").select_option(params["account"])
     await page.get_by_label("开始日期").fill(params["start"])
     await page.get_by_label("结束日期").fill(params["end"])
-    await page.keyboard.press("Escape")
+    await page.keyboard.press("Escape")  # close the calendar the typing opened
     await page.get_by_role("button", name="查询", exact=True).click()
     await page.get_by_role("table", name="交易明细").wait_for()
-    return await _save_csv(page, "导出CSV", params)
+    return await save_download(page, page.get_by_role("link", name="导出CSV"), params["download_dir"])
 
 
 async def _pick_date(frame: FrameLocator, label: str, iso_date: str) -> None:
@@ -43,11 +33,11 @@ async def _pick_date(frame: FrameLocator, label: str, iso_date: str) -> None:
 
 async def run_v2(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
     await login(page, base_url, "bank", params, "v2")
-    await page.get_by_role("navigation").get_by_role("link", name="交易明细查询").click()
+    await open_menu(page, "交易明细查询")
     form = page.frame_locator("iframe[title='检索条件']")
     await _pick_date(form, "起始日期", params["start"])
     await _pick_date(form, "截止日期", params["end"])
     await form.get_by_label("账户号码").select_option(params["account"])
     await form.get_by_role("button", name="检索", exact=True).click()
     await page.get_by_role("table", name="账户交易明细").wait_for()
-    return await _save_csv(page, "下载CSV文件", params)
+    return await save_download(page, page.get_by_role("link", name="下载CSV文件"), params["download_dir"])

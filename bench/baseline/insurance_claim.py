@@ -1,0 +1,54 @@
+"""Insurance claim: fill the 理赔申请 form for a policy, submit, read the claim number."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.async_api import Page
+
+from bench.baseline.portal import login, open_menu, result_value
+
+LABELS = {
+    "v1": {
+        "menu": "理赔申请",
+        "policy": "保单号",
+        "date": "出险日期",
+        "cause": "出险原因",
+        "amount": "理赔金额",
+        "description": "事故描述",
+        "submit": "提交理赔申请",
+        "number": "理赔编号",
+    },
+    "v2": {
+        "menu": "理赔报案",
+        "policy": "保单号码",
+        "date": "事故日期",
+        "cause": "事故原因",
+        "amount": "申请金额",
+        "description": "事故经过",
+        "submit": "提交",
+        "number": "报案号",
+    },
+}
+
+
+async def _run(page: Page, base_url: str, params: dict[str, Any], layout: str) -> dict[str, Any]:
+    labels = LABELS[layout]
+    await login(page, base_url, "insurance", params, layout)
+    await open_menu(page, labels["menu"])
+    await page.get_by_label(labels["policy"], exact=True).fill(params["policy_no"])
+    await page.get_by_label(labels["date"], exact=True).fill(params["accident_date"])
+    await page.get_by_label(labels["cause"], exact=True).select_option(label=params["cause"])
+    await page.get_by_label(labels["amount"], exact=True).fill(params["amount"])
+    await page.get_by_label(labels["description"], exact=True).fill(params["description"])
+    async with page.expect_navigation(url="**/claim/result/**"):
+        await page.get_by_role("button", name=labels["submit"], exact=True).click()
+    return {"claim_no": await result_value(page, labels["number"])}
+
+
+async def run_v1(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
+    return await _run(page, base_url, params, "v1")
+
+
+async def run_v2(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
+    return await _run(page, base_url, params, "v2")
