@@ -98,6 +98,20 @@ def _register_audit() -> None:
 _register_audit()
 
 
+def _register_runs() -> None:
+    from finrpa.commands.demo import demo
+    from finrpa.commands.runs import run, skills, tasks_app, templates
+
+    app.command(name="skills")(skills)
+    app.command(name="templates")(templates)
+    app.command(name="run")(run)
+    app.command(name="demo")(demo)
+    app.add_typer(tasks_app, name="tasks")
+
+
+_register_runs()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import secrets
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -23,14 +24,20 @@ from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.commands.runs import execute_run, start_run
 from finrpa.db.engine import unit_of_work
+from finrpa.identity.models import Role
+from finrpa.identity.permissions import Principal
+from finrpa.identity.repository import IdentityRepository
+from finrpa.identity.service import DirectoryService, NewUser
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.ledger import statement_rows
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
+from finrpa.vault.service import VaultService
 
 DEMO_ACCOUNT = "1001020309000123456"
 DEMO_USER = "corp_demo"
+DEMO_ORG_SLUG = "demo-bank"
 DEMO_PERIOD = (date(2024, 1, 1), date(2024, 3, 31))
 BANK_PASSWORD_SECRET = "sandbox-bank-password"  # noqa: S105 - the vault entry's name
 
@@ -45,8 +52,7 @@ class CsvCheck:
 
 
 def demo(
-    serve: bool = typer.Option(True, "--serve/--no-serve", help="Keep the dashboard running afterwards."),
-    port: int = typer.Option(8600, "--sandbox-port", help="Port of the sandbox portals (0: any free port)."),
+    port: int = typer.Option(0, "--sandbox-port", help="Port of the sandbox portals (0: any free port)."),
 ) -> None:
     """Run the bank-statement download against the bundled sandbox, end to end, and verify the result."""
     ok, summary = asyncio.run(_demo(port))
@@ -54,17 +60,12 @@ def demo(
         typer.echo(line)
     if not ok:
         raise typer.Exit(1)
-    if serve:
-        from finrpa.commands.serve import serve_forever
-
-        serve_forever()
 
 
 async def _demo(port: int) -> tuple[bool, list[str]]:
-    from finrpa.identity.demo import seed_demo_org
-
     async with open_app(auto_migrate=True) as app:
-        org_id = await seed_demo_org_with_credentials(app, seed_demo_org)
+        demo_org = await seed_demo_org(app)
+        org_id = demo_org.org_id
         config = SandboxConfig(host="127.0.0.1", port=port)
         server = SandboxServer(config)
         base_url = await asyncio.to_thread(server.start)
@@ -78,37 +79,91 @@ async def _demo(port: int) -> tuple[bool, list[str]]:
                 "end_date": DEMO_PERIOD[1].isoformat(),
                 "output_path": "statement.csv",
             }
-            run_id = await start_run(app, org_id, "bank_statement_download", arguments, created_by="demo")
+            run_id = await start_run(
+                app, org_id, "bank_statement_download", arguments, created_by="demo", dept_id=demo_org.dept_id
+            )
             outcome = await execute_run(app, org_id, run_id)
         finally:
             await asyncio.to_thread(server.stop)
         folder = Path(outcome["folder"])
-        checks = [check_csv(folder / "statement.csv", "portal export", config.seed),
-                  check_csv(folder / "extracted_transactions.csv", "extracted table", config.seed)]
+        checks = [
+            check_csv(folder / "statement.csv", "portal export", config.seed),
+            check_csv(folder / "extracted_transactions.csv", "extracted table", config.seed),
+        ]
         chain_ok, chain_line = await verify_chain(app, org_id)
     lines = [f"run {run_id}: {outcome['status']}" + (f" ({outcome['error']})" if outcome["error"] else "")]
-    lines += [f"  {c.name}: {c.rows} rows, sandbox statement has {c.expected}: "
-              f"{'MATCH' if c.matches else 'MISMATCH'} {c.detail}" for c in checks]
+    lines += [
+        f"  {c.name}: {c.rows} rows, sandbox statement has {c.expected}: "
+        f"{'MATCH' if c.matches else 'MISMATCH'} {c.detail}"
+        for c in checks
+    ]
     lines.append(f"  audit chain: {chain_line}")
     lines.append(f"  CSV:          {folder / 'statement.csv'}")
     lines.append(f"  screenshots:  {app.settings.data_dir.resolve() / 'objects'} (audit/{org_id}/{run_id}/…)")
     lines.append(f"  actions:      `finrpa tasks show {run_id}` and `finrpa audit search --task {run_id}`")
+    lines.append(f"  demo users:   {demo_org.credentials_file} (operator, approver, approver2, auditor)")
     ok = outcome["status"] == "COMPLETED" and all(c.matches for c in checks) and chain_ok
     return ok, lines
 
 
-async def seed_demo_org_with_credentials(app: App, seed: Any) -> str:
-    """The demo organisation (created once) with the sandbox bank password in its vault."""
-    from finrpa.vault.service import VaultService
+@dataclass
+class DemoOrg:
+    org_id: str
+    dept_id: str
+    users: dict[str, str]  # role -> username
+    credentials_file: Path
 
+
+DEMO_ROLES = (
+    ("operator", Role.OPERATOR),
+    ("approver", Role.APPROVER),
+    ("approver2", Role.APPROVER),
+    ("auditor", Role.AUDITOR),
+)
+
+
+async def seed_demo_org(app: App) -> DemoOrg:
+    """The demo organisation with a bank-operations department, an operator, two approvers and an auditor,
+    and the sandbox bank password in its vault. Created once; later runs reuse it. Each user's random
+    password is written once to ``var/demo-users.txt`` (mode 0600) — demo only, never on a production path."""
+    credentials = app.settings.data_dir / "demo-users.txt"
     with system_context("seed the demo organisation"):
         async with unit_of_work(app.database.sessions) as session:
-            seeded = await seed(session, app.settings)
-    with system_context("store the sandbox credentials for the demo", org_id=seeded.org_id):
+            repo = IdentityRepository(session)
+            org = await repo.organization_by_slug(DEMO_ORG_SLUG)
+            directory = DirectoryService(session, app.settings)
+            platform = Principal.platform("-", "demo")
+            if org is None:
+                org = await directory.create_organization(platform, slug=DEMO_ORG_SLUG, name="演示银行股份有限公司")
+            org_id = org.id
+    actor = Principal.platform(org_id, "demo")
+    lines: list[str] = []
+    with system_context("seed the demo organisation", org_id=org_id):
         async with unit_of_work(app.database.sessions) as session:
-            vault = VaultService(session, app.settings)
-            await vault.put_secret(seeded.org_id, BANK_PASSWORD_SECRET, DEMO_PASSWORD, actor="demo")
-    return str(seeded.org_id)
+            directory = DirectoryService(session, app.settings)
+            repo = IdentityRepository(session)
+            dept = await repo.department_by_code(org_id, "bank-ops")
+            if dept is None:
+                dept = await directory.create_department(actor, org_id, code="bank-ops", name="运营部")
+            line = await repo.business_line_by_code(org_id, "corporate")
+            if line is None:
+                await directory.create_business_line(actor, org_id, code="corporate", name="公司业务")
+            users: dict[str, str] = {}
+            for username, role in DEMO_ROLES:
+                users[username] = username
+                if await repo.user_by_username(org_id, username) is not None:
+                    continue
+                password = secrets.token_urlsafe(12)
+                user = await directory.create_user(actor, org_id, NewUser(username=username, password=password))
+                await directory.grant_role(actor, user, dept, role)
+                lines.append(f"{username}\t{role.value}\t{password}")
+            await VaultService(session, app.settings).put_secret(actor, org_id, BANK_PASSWORD_SECRET, DEMO_PASSWORD)
+            dept_id = dept.id
+    if lines:
+        credentials.touch(mode=0o600, exist_ok=True)
+        with credentials.open("a", encoding="utf-8") as handle:
+            handle.write("\n".join(lines) + "\n")
+    return DemoOrg(org_id=org_id, dept_id=dept_id, users=users, credentials_file=credentials)
 
 
 def check_csv(path: Path, name: str, seed: int) -> CsvCheck:
@@ -144,9 +199,12 @@ def _amount(text: str) -> Decimal:
 
 
 async def verify_chain(app: App, org_id: str) -> tuple[bool, str]:
+    """Verify the organisation's chain, sign a checkpoint outside the database, and verify against it."""
     audit = AuditService.from_settings(app.settings)
     with system_context("verify the demo organisation's audit chain", org_id=org_id):
         async with unit_of_work(app.database.sessions) as session:
             report = await audit.verify(session, org_id)
-            await audit.checkpoint_from(report)
+            if report.ok:
+                await audit.checkpoint_from(report)
+                report = await audit.verify(session, org_id)
     return report.ok, report.summary()

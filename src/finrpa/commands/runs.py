@@ -15,6 +15,7 @@ from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import ValidationFailedError
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.runner import RunnerOptions, RunRunner
+from finrpa.runs.secrets import vault_secrets
 from finrpa.runs.service import HUMAN_ACTIONS, RunRequest, create_run, load_state, resolve_needs_human
 from finrpa.skills.registry import skill_catalogue
 from finrpa.tenancy.context import system_context
@@ -81,8 +82,9 @@ async def _run(template_id: str, arguments: dict[str, Any], org: str | None, scr
         return await execute_run(app, organization.id, run_id, screenshots=screenshots)
 
 
-async def start_run(app: App, org_id: str, template_id: str, arguments: dict[str, Any], *, created_by: str,
-                    dept_id: str | None = None) -> str:
+async def start_run(
+    app: App, org_id: str, template_id: str, arguments: dict[str, Any], *, created_by: str, dept_id: str | None = None
+) -> str:
     template = get_template(template_id)
     with system_context(f"start a {template_id} run", org_id=org_id):
         async with unit_of_work(app.database.sessions) as session:
@@ -91,10 +93,10 @@ async def start_run(app: App, org_id: str, template_id: str, arguments: dict[str
 
 
 async def execute_run(app: App, org_id: str, run_id: str, *, screenshots: bool = True) -> dict[str, Any]:
-    from finrpa.vault.runtime import vault_resolver_factory
-
     options = RunnerOptions(screenshots=screenshots)
-    async with RunRunner(app.settings, app.database, secrets=vault_resolver_factory(app), options=options) as runner:
+    audit = AuditService.from_settings(app.settings)
+    secrets = vault_secrets(app.database.sessions, app.settings, audit)
+    async with RunRunner(app.settings, app.database, audit=audit, secrets=secrets, options=options) as runner:
         state = await runner.execute(run_id, org_id)
         return summarise(app, run_id, state)
 
@@ -102,16 +104,16 @@ async def execute_run(app: App, org_id: str, run_id: str, *, screenshots: bool =
 def summarise(app: App, run_id: str, state: CoordinationState) -> dict[str, Any]:
     folder = (app.settings.data_dir / "runs" / run_id).resolve()
     artifacts = [
-        artifact["path"]
-        for subtask in state.plan.subtasks
-        for artifact in subtask.result_data.get("artifacts", [])
+        artifact["path"] for subtask in state.plan.subtasks for artifact in subtask.result_data.get("artifacts", [])
     ]
     return {
         "run_id": run_id,
         "status": state.status.value,
         "error": state.last_error,
-        "steps": [{"step": s.inputs.get("step_id"), "status": s.status.value, "error": s.error_message}
-                  for s in state.plan.subtasks],
+        "steps": [
+            {"step": s.inputs.get("step_id"), "status": s.status.value, "error": s.error_message}
+            for s in state.plan.subtasks
+        ],
         "artifacts": artifacts,
         "folder": str(folder),
     }

@@ -11,6 +11,7 @@ import asyncio
 import re
 import time
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 
 from finrpa.browser import (
@@ -31,6 +32,7 @@ from finrpa.browser import (
     TargetRefusedError,
     Uncheck,
     Upload,
+    widgets,
 )
 from finrpa.skills.resolve import (
     CLICKABLE,
@@ -148,6 +150,15 @@ class PageOps:
         if element.role == "radio" and text.lower() not in _TRUE:
             await self._choose_radio(text)
             return
+        if _DATE.match(text) and element.type not in ("checkbox", "radio", "file"):
+            snapshot = located[0]
+            await widgets.pick_date(self.controller, snapshot, element.ref, date.fromisoformat(text))
+            self._last = None
+            return
+        if _custom_dropdown(element):
+            await widgets.choose_option(self.controller, located[0], element.ref, text)
+            self._last = None
+            return
 
         typed: str | SecretText = value if isinstance(value, SecretText) else text
         masked = sensitive or isinstance(value, SecretText)
@@ -195,6 +206,13 @@ class PageOps:
     async def text_visible(self, text: str) -> bool:
         snapshot = await self.observe()
         return any(variant in snapshot.text for variant in synonyms_of(text))
+
+
+def _custom_dropdown(element: ElementInfo) -> bool:
+    """A listbox built from divs (not a <select>, not a text box): open it, then choose the option."""
+    if element.tag in ("select", "input", "textarea"):
+        return False
+    return element.role in ("combobox", "listbox") or (element.role == "button" and element.expanded is not None)
 
 
 def _target(element: ElementInfo) -> Target:
