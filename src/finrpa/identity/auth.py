@@ -73,7 +73,7 @@ class AuthService:
         self.settings = settings
 
     async def login(self, org_slug: str, username: str, password: str, *, source: str = "") -> TokenPair:
-        """Check a password; count failures, lock after too many, and rate-limit per user."""
+        """Check a password; count failures, lock after too many, and rate-limit failures per user."""
         with system_context("login: find organisation"):
             async with self.sessions() as session:
                 org = await IdentityRepository(session).organization_by_slug(org_slug)
@@ -93,12 +93,13 @@ class AuthService:
         repo = IdentityRepository(session)
         now = utcnow()
         window_start = now - timedelta(seconds=self.settings.login_rate_limit_window_s)
-        if await repo.count_attempts(org_id, username, window_start) >= self.settings.login_rate_limit_attempts:
+        if await repo.count_failed_attempts(org_id, username, window_start) >= self.settings.login_rate_limit_attempts:
             return LoginRateLimitedError(
                 "Too many sign-in attempts for this user; wait a few minutes and try again.", retryable=True
             )
         user = await repo.user_by_username(org_id, username)
-        session.add(LoginAttempt(org_id=org_id, username=username[:64], source=source[:64], succeeded=False))
+        attempt = LoginAttempt(org_id=org_id, username=username[:64], source=source[:64], succeeded=False)
+        session.add(attempt)
         locked_until = _aware(user.locked_until) if user else None
         if user is not None and locked_until is not None and locked_until > now:
             return AccountLockedError(
@@ -110,8 +111,8 @@ class AuthService:
             if user is not None and user.is_active:
                 self._count_failure(user, now)
             return AuthenticationError(BAD_CREDENTIALS)
-        await session.flush()
-        await self._record_success(session, user, password, now)
+        attempt.succeeded = True
+        await self._record_success(user, password, now)
         return await self._open_session(session, user, source, now)
 
     def _count_failure(self, user: User, now: datetime) -> None:
@@ -120,9 +121,7 @@ class AuthService:
             user.locked_until = now + timedelta(seconds=self.settings.login_lockout_s)
             user.failed_login_count = 0
 
-    async def _record_success(self, session: AsyncSession, user: User, password: str, now: datetime) -> None:
-        attempt = LoginAttempt(org_id=user.org_id, username=user.username, source="", succeeded=True)
-        session.add(attempt)
+    async def _record_success(self, user: User, password: str, now: datetime) -> None:
         user.failed_login_count = 0
         user.locked_until = None
         user.last_login_at = now

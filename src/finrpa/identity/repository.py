@@ -80,9 +80,12 @@ class IdentityRepository:
         )
         return (await self.session.scalars(query)).all()
 
-    async def count_attempts(self, org_id: str, username: str, since: datetime) -> int:
+    async def count_failed_attempts(self, org_id: str, username: str, since: datetime) -> int:
         query = select(func.count()).where(
-            LoginAttempt.org_id == org_id, LoginAttempt.username == username, LoginAttempt.created_at >= since
+            LoginAttempt.org_id == org_id,
+            LoginAttempt.username == username,
+            LoginAttempt.created_at >= since,
+            LoginAttempt.succeeded.is_(False),
         )
         return int(await self.session.scalar(query) or 0)
 
