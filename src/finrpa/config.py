@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     # Links in messages point at notify_dashboard_url (default http://<host>:<port>).
     notify_dashboard_url: str | None = None
     notify_timezone: str = "Asia/Shanghai"  # times in messages are shown in this zone
-    notify_timeout_s: float = 10.0  # per request (HTTP) or per conversation (SMTP)
+    notify_timeout_s: float = 10.0  # per HTTP request; per SMTP socket operation
     notify_max_attempts: int = 8  # then the delivery is marked dead
     notify_backoff_initial_s: float = 30.0
     notify_backoff_multiplier: float = 2.0

@@ -148,7 +148,7 @@ def dispatcher_for(database: TenantDatabase, **overrides: object) -> Dispatcher:
     options: dict[str, object] = {
         "backoff": BackoffPolicy(initial_s=30, multiplier=2, max_s=3600, max_attempts=4, jitter=0.0),
         "render": RenderOptions(dashboard_url="https://finrpa.bank.example"),
-        "timeout_s": 0.5,
+        "timeout_s": 5.0,
         "lease_s": 60,
         "allow_http": True,
     }

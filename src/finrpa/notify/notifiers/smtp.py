@@ -11,6 +11,7 @@ import hashlib
 import logging
 import smtplib
 import ssl
+from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime
 
@@ -19,6 +20,8 @@ from finrpa.notify.notifiers.base import Delivery, Notifier, SendContext
 from finrpa.notify.schemas import ChannelKind, EmailConfig, is_email_address
 
 logger = logging.getLogger(__name__)
+# Lines up to 120 characters (RFC 5322 allows 998) so that X-FinRPA-Delivery is never folded.
+_POLICY = policy.default.clone(max_line_length=120)
 
 
 class EmailNotifier(Notifier):
@@ -47,7 +50,7 @@ def recipients(config: EmailConfig, delivery: Delivery) -> list[str]:
 
 
 def build_email(config: EmailConfig, delivery: Delivery, context: SendContext) -> EmailMessage:
-    message = EmailMessage()
+    message = EmailMessage(policy=_POLICY)
     message["Subject"] = delivery.message.title
     message["From"] = config.from_address
     message["To"] = ", ".join(recipients(config, delivery))
