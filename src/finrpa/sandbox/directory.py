@@ -39,7 +39,7 @@ USERS: tuple[DemoUser, ...] = (
         "bank",
         "corp_demo",
         _CORP,
-        "SANDBOXBANKDEMO2",
+        "SANDBOXBANKCORPDEMOSEED234567ABC",
         (
             Account(
                 "1001020309000123456",
@@ -71,7 +71,7 @@ USERS: tuple[DemoUser, ...] = (
         "bank",
         "corp_ops",
         _TRADE,
-        "SANDBOXBANKOPS23",
+        "SANDBOXBANKCORPOPSSEED234567ABCD",
         (
             Account(
                 "1001020409000246810",
@@ -83,12 +83,12 @@ USERS: tuple[DemoUser, ...] = (
             ),
         ),
     ),
-    DemoUser("insurance", "agent_demo", "张晓明（代理人 A0012）", "SANDBOXINSURE234"),
+    DemoUser("insurance", "agent_demo", "张晓明（代理人 A0012）", "SANDBOXINSURANCEAGENTSEED234567A"),
     DemoUser(
         "securities",
         "broker_demo",
         "沙箱资产管理有限公司",
-        "SANDBOXBROKER234",
+        "SANDBOXSECURITIESBROKERSEED2345A",
         (
             Account(
                 "880012345678",

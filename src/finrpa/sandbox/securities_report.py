@@ -17,6 +17,7 @@ from finrpa.sandbox.web import LoggedIn, form_value, page_of, require_login, run
 
 router = APIRouter(prefix="/securities")
 REPORT_TYPES = ("quarterly", "annual", "aml", "incident")
+REPORT_FIELDS = ("sec.report_type", "sec.period", "sec.remarks")
 MAX_FILE_BYTES = 10 * 1024 * 1024
 REMARKS_LIMIT = 500
 
@@ -78,26 +79,24 @@ def _form_page(request: Request, who: LoggedIn, values: dict[str, str], errors: 
 @router.get("/report")
 async def report_form(request: Request) -> Response:
     who = require_login(request, "securities")
-    return _form_page(request, who, {"sec.report_type": "", "sec.period": "", "sec.remarks": ""}, {})
+    return _form_page(request, who, dict.fromkeys(REPORT_FIELDS, ""), {})
 
 
 @router.post("/report")
 async def report_submit(request: Request) -> Response:
     who = require_login(request, "securities")
     runtime, page = runtime_of(request), page_of(request)
-    form = await request.form(max_part_size=MAX_FILE_BYTES + 1024)
-    token = form_value(form, "form_token", page.layout)
+    async with request.form(max_part_size=MAX_FILE_BYTES + 1024) as form:  # closes the spooled upload
+        token = form_value(form, "form_token", page.layout)
+        values = {key: form_value(form, key, page.layout) for key in REPORT_FIELDS}
+        upload = _upload(form, page.layout)
+        filename, content = (upload.filename or "", await upload.read()) if upload else ("", None)
     previous = who.session.result_of(token)
     if previous is not None:
         return RedirectResponse(f"/securities/report/result/{previous}?duplicate=1", status_code=303)
-    values = {
-        key: form_value(form, key, page.layout) for key in ("sec.report_type", "sec.period", "sec.remarks")
-    }
-    upload = _upload(form, page.layout)
-    content = await upload.read() if upload else None
     periods = [code for code, _, _ in reporting_periods(runtime.now().date())]
     errors = validate_report(page, values, periods, content)
-    if errors or upload is None or content is None:
+    if errors or content is None:
         return _form_page(request, who, values, errors | {"_form": page.msg("fix_errors")})
     if not who.session.spend_token(token):
         return _form_page(request, who, values, {"_form": page.msg("stale_form")})
@@ -107,7 +106,7 @@ async def report_submit(request: Request) -> Response:
         username=who.user.username,
         report_type=values["sec.report_type"],
         period=values["sec.period"],
-        filename=upload.filename or "",
+        filename=filename,
         size=len(content),
         sha256=hashlib.sha256(content).hexdigest(),
         remarks=values["sec.remarks"],
