@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any
 
 import yaml
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -65,7 +66,7 @@ class PromptTemplate(BaseModel):
 
     def _render_part(self, part: str, source: str, values: dict[str, Any]) -> str:
         try:
-            return _ENVIRONMENT.from_string(source).render(values).strip()
+            return _compiled(source).render(values).strip()
         except TemplateError as exc:
             raise PromptError(
                 f"Prompt {self.id} v{self.version} ({part}) could not be rendered: {exc.message}. "
@@ -116,6 +117,11 @@ class PromptLibrary:
                 f"its path says {prompt_id!r} version {version}. Make them agree."
             )
         return template
+
+
+@lru_cache(maxsize=512)
+def _compiled(source: str) -> Template:
+    return _ENVIRONMENT.from_string(source)
 
 
 _LLM_PROMPTS = PromptLibrary.for_package("finrpa.llm")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
@@ -77,6 +78,7 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
+@lru_cache(maxsize=256)
 def schema_instruction(model: type[BaseModel]) -> str:
     """The strict instruction appended to the system prompt, with the schema embedded (a versioned prompt)."""
     schema = json.dumps(output_schema(model), ensure_ascii=False, indent=1)
@@ -90,6 +92,8 @@ def clean_llm_response(raw: str) -> str:
     after the object, a byte-order mark and surrounding whitespace.
     """
     text = _REASONING.sub("", raw.replace("\ufeff", "")).strip()
+    if text.startswith("{") and _is_json_object(text):
+        return text  # the common case: the model did as it was told
     for candidate in _candidates(text):
         found = _first_json_object(candidate)
         if found is not None:
@@ -132,13 +136,17 @@ def _first_json_object(text: str) -> str | None:
         end = _balanced_end(text, start)
         if end is not None:
             candidate = text[start : end + 1]
-            try:
-                if isinstance(json.loads(candidate), dict):
-                    return candidate
-            except json.JSONDecodeError:
-                pass
+            if _is_json_object(candidate):
+                return candidate
         start = text.find("{", start + 1)
     return None
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except json.JSONDecodeError:
+        return False
 
 
 def _balanced_end(text: str, start: int) -> int | None:

@@ -7,10 +7,8 @@ from importlib.metadata import entry_points
 
 from finrpa.config import Settings
 from finrpa.exceptions import ConfigurationError
-from finrpa.llm.providers.anthropic_messages import AnthropicProvider
 from finrpa.llm.providers.base import LLMProvider
 from finrpa.llm.providers.no_llm import NoLLMProvider
-from finrpa.llm.providers.openai_compatible import OpenAICompatibleProvider
 
 ENTRY_POINT_GROUP = "finrpa.llm_providers"
 
@@ -29,9 +27,14 @@ def build_provider(settings: Settings) -> LLMProvider:
     base_url = settings.llm_base_url
     key = api_key or "not-needed"  # local servers (vLLM, Ollama) accept any key
     timeout_s, json_mode = settings.llm_timeout_s, settings.llm_json_mode
+    # The SDKs are imported only when used: importing them costs seconds that deterministic mode never needs.
     if name == "openai":
+        from finrpa.llm.providers.openai_compatible import OpenAICompatibleProvider
+
         return OpenAICompatibleProvider(base_url=base_url, api_key=key, timeout_s=timeout_s, json_mode=json_mode)
     if name == "anthropic":
+        from finrpa.llm.providers.anthropic_messages import AnthropicProvider
+
         return AnthropicProvider(base_url=base_url, api_key=key, timeout_s=timeout_s, json_mode=json_mode)
     return _plugin_provider(name, settings)
 
