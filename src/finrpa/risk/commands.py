@@ -41,6 +41,13 @@ def assess_command(
 
 
 async def _assess_lines(assessor: RiskAssessor, lines: Iterable[str], out: TextIO) -> int:
+    try:
+        return await _write_decisions(assessor, lines, out)
+    finally:
+        await assessor.aclose()
+
+
+async def _write_decisions(assessor: RiskAssessor, lines: Iterable[str], out: TextIO) -> int:
     failures = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():

@@ -62,6 +62,9 @@ class LLMRiskAnalyst:
             )
         return result.data
 
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
     def _variables(self, action: RiskInput, stage1: Stage1Result) -> dict[str, str | Untrusted]:
         values = "; ".join(f"{key}={value}" for key, value in action.values.items())
         findings = "; ".join(f"{hit.category.value}:{hit.term}" for hit in stage1.hits[:40])

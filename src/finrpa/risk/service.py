@@ -29,6 +29,10 @@ class RiskAssessor:
         self.analyst = analyst
         self.analyst_timeout_s = analyst_timeout_s
 
+    async def aclose(self) -> None:
+        if self.analyst is not None:
+            await self.analyst.aclose()
+
     def assess_stage1(self, action: RiskInput) -> RiskDecision:
         """Stage 1 alone (no I/O): for hot paths and for deployments without an LLM."""
         stage1 = self.detector.assess(action)

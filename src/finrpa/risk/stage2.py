@@ -38,6 +38,9 @@ class RiskAnalyst(Protocol):
 
     async def analyse(self, action: RiskInput, stage1: Stage1Result) -> RiskAnalysis: ...
 
+    async def aclose(self) -> None:
+        """Release connections (an LLM client's HTTP pool)."""
+
 
 def bound_level(stage1: Stage1Result, stage2: Stage2Result) -> tuple[RiskLevel, str]:
     """The final level and the sentence that explains how stage 2 was taken into account."""
