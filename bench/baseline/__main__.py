@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.baseline.flows import FLOWS
 from playwright.async_api import async_playwright
 
-from bench.baseline.flows import FLOWS
 from finrpa.browser.locate import CHROMIUM_ARGS, MISSING_CHROMIUM_HELP, locate_chromium
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.server import SandboxServer
@@ -54,9 +54,8 @@ def main() -> None:
     else:
         with SandboxServer(SandboxConfig(port=0, layout=args.layout, seed=args.seed)) as server:
             timings = asyncio.run(_run(args.flow, args.layout, server.base_url, args.repeat, args.seed))
-    print(
-        f"{args.flow} {args.layout}: median {statistics.median(timings) * 1000:.0f} ms over {len(timings)} runs"
-    )
+    median_ms = statistics.median(timings) * 1000
+    print(f"{args.flow} {args.layout}: median {median_ms:.0f} ms over {len(timings)} runs")
 
 
 if __name__ == "__main__":

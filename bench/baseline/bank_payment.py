@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import Page
-
 from bench.baseline.portal import login, open_menu, result_value
+from playwright.async_api import Page
 
 LABELS = {
     "v1": {

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from playwright.async_api import FrameLocator, Page
-
 from bench.baseline.portal import login, open_menu, save_download
+from playwright.async_api import FrameLocator, Page
 
 
 async def run_v1(page: Page, base_url: str, params: dict[str, Any]) -> dict[str, Any]:

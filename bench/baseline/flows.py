@@ -9,8 +9,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from playwright.async_api import Page
-
 from bench.baseline import (
     bank_payment,
     bank_statement,
@@ -19,6 +17,8 @@ from bench.baseline import (
     securities_report,
     securities_trades,
 )
+from playwright.async_api import Page
+
 from finrpa.sandbox.policies import policy_book
 
 Runner = Callable[[Page, str, dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -1,4 +1,4 @@
-"""Talking to the sandbox over HTTP in tests: an app with a controllable clock, login, form tokens, messages."""
+"""Talking to the sandbox over HTTP in tests: an app with a settable clock, login, form tokens, messages."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from finrpa.sandbox.app import create_app
 from finrpa.sandbox.config import SandboxConfig
+from finrpa.sandbox.directory import DEMO_PASSWORD
 
 TOKEN = re.compile(r'name="(?:formToken|txnToken)" value="([^"]+)"')
 ALERT = re.compile(r'role="alert">([^<]+)<')
@@ -37,7 +38,7 @@ def sandbox_client(clock: FakeClock | None = None, **switches: object) -> TestCl
     return TestClient(app)
 
 
-def login(client: TestClient, portal: str, username: str, password: str = "demo123") -> httpx.Response:
+def login(client: TestClient, portal: str, username: str, password: str = DEMO_PASSWORD) -> httpx.Response:
     return client.post(f"/{portal}/login", data={"username": username, "password": password})
 
 

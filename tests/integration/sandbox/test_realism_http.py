@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from tests.integration.sandbox.portal import login, sandbox_client
+from tests.integration.sandbox.portal import form_token, login, sandbox_client
 
 
 def _outcomes(client: TestClient, count: int) -> list[str]:
@@ -81,3 +81,29 @@ def test_landing_page_links_the_portals_and_lists_the_demo_accounts() -> None:
         assert f'href="{link}"' in page
     for username in ("corp_demo", "agent_demo", "broker_demo", "SANDBOXBANKCORPDEMOSEED234567ABC"):
         assert username in page
+
+
+def test_a_500_on_a_payment_comes_after_the_effect_and_a_busy_page_before_it() -> None:
+    client = sandbox_client(seed=3)
+    login(client, "bank", "corp_demo")
+    form = {
+        "payerAcct": "1001020309000123456",
+        "payeeName": "示例公司",
+        "payeeAcct": "3301040160000012345",
+        "payeeBank": "中国银行",
+        "amount": "10.00",
+        "purpose": "测试",
+    }
+    seen = set()
+    for _ in range(12):
+        client.post("/__sandbox__/config", json={"error_rate": 0.0})
+        token = form_token(client.get("/bank/payment").text)
+        before = len(client.get("/__sandbox__/state").json()["payments"])
+        client.post("/__sandbox__/config", json={"error_rate": 1.0})
+        response = client.post("/bank/payment", data=form | {"formToken": token})
+        client.post("/__sandbox__/config", json={"error_rate": 0.0})
+        recorded = len(client.get("/__sandbox__/state").json()["payments"]) - before
+        kind = "500" if response.status_code == 500 else "busy"
+        assert recorded == (1 if kind == "500" else 0)
+        seen.add(kind)
+    assert seen == {"500", "busy"}

@@ -99,6 +99,10 @@
       input.setAttribute("aria-expanded", "true");
       draw();
     }
+    input.addEventListener("input", function () { // typed dates move the open calendar, as real widgets do
+      var typed = parseIso(input.value);
+      if (popup && typed) { shown = new Date(typed.getFullYear(), typed.getMonth(), 1); draw(); }
+    });
     input.addEventListener("click", open);
     input.addEventListener("focus", open);
     input.addEventListener("keydown", function (e) { if (e.key === "Escape" || e.key === "Tab") close(); });
