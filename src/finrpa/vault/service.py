@@ -23,7 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.config import Settings
 from finrpa.db.base import utcnow
-from finrpa.exceptions import NotFoundError, ValidationFailedError
+from finrpa.exceptions import ConfigurationError, NotFoundError, ValidationFailedError
 from finrpa.identity.permissions import Action, Principal, Resource, decide_permission
 from finrpa.tenancy.context import system_context
 from finrpa.vault.crypto import (
@@ -179,7 +179,7 @@ class VaultService:
                 await self.session.flush()
                 return row, data_key
         if row.kek_id != kek_id(kek):
-            raise ValidationFailedError(
+            raise ConfigurationError(
                 "This organisation's vault key was wrapped with a different master key. Restore the previous "
                 "FINRPA_MASTER_KEY, or run `finrpa secret rewrap --old-key-stdin` with it."
             )
