@@ -48,7 +48,7 @@ class DecisionLogRepository:
 
     async def append(self, record: PolicyDecisionRecord) -> PolicyDecisionRecord:
         self._session.add(record)
-        await self._session.flush([record])
+        await self._session.flush()
         return record
 
     async def for_run(self, org_id: str, run_id: str) -> Sequence[PolicyDecisionRecord]:
