@@ -47,6 +47,7 @@ from finrpa.browser.errors import (
     StaleSnapshotError,
     TargetRefusedError,
 )
+from finrpa.browser.frames import find_frame
 from finrpa.browser.observe import ObserveOptions, build_snapshot
 from finrpa.browser.operations import (
     OpContext,
@@ -133,6 +134,7 @@ class Controller:
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
         self._indexes = itertools.count(1)
         self._pending_clicks: dict[str, asyncio.Future[None]] = {}
+        self._last_shot: tuple[tuple[object, ...], Screenshot] | None = None
 
     # -- observing --------------------------------------------------------------------------------------
     async def observe(self, tab_id: str | None = None) -> PageSnapshot:
@@ -157,6 +159,23 @@ class Controller:
         except PlaywrightError as exc:
             raise refuse("detached", target.fingerprint) from exc
         return ElementReading(value=state["value"], checked=bool(state["checked"]), sensitive=bool(state["sensitive"]))
+
+    async def accept_own_changes(self, snapshot: PageSnapshot) -> None:
+        """Declare that the page changed since ``snapshot`` only through this controller's own verified
+        actions (as the widget helpers do after opening and closing a popup), so the snapshot stays usable.
+        Nothing is accepted if the page navigated; targets are still re-resolved by fingerprint."""
+        seen = self._seen.get(snapshot.snapshot_id)
+        if seen is None:
+            return
+        tab = self.run.tab(snapshot.tab_id)
+        for path, (document, _) in list(seen.frames.items()):
+            frame = find_frame(tab.page, path)
+            counters = await counters_of(frame) if frame is not None else None
+            if counters is None or str(counters["doc"]) != document:
+                continue
+            if path == "main" and f"{counters['doc']}.{counters['nav']}" != snapshot.navigation_id:
+                return
+            seen.frames[path] = (document, int(counters["epoch"]))
 
     # -- convenience builders ------------------------------------------------------------------------------
     async def navigate(self, url: str, **options: Any) -> ActionResult:
@@ -200,7 +219,7 @@ class Controller:
         action = step.action
         target = await self._prepare(step, seen)
         if self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract):
-            step.before = await capture(step.tab, mask_text_numbers=self.mask_text_numbers)
+            step.before = await self._capture_before(step.tab, target)
         ctx = OpContext(self.run, step.tab, target, action.timeout_ms / 1000, self._pending_clicks)
         outcome = await self._dispatch(ctx, step, seen)
         step.value_masked = outcome.value_masked
@@ -208,6 +227,8 @@ class Controller:
             self._carry_forward(seen, target.fingerprint.frame, outcome.counters)
         if self.screenshots and step.tab.pending_dialog is None and not step.tab.page.is_closed():
             step.after = await self._capture_after(step.tab)
+            key = _shot_key(step.tab, target, outcome.counters) if not outcome.navigated else None
+            self._last_shot = (key, step.after) if key is not None and step.after is not None else None
         return ActionResult(
             action_index=step.index, kind=action.kind, duration_ms=_ms_since(step.started),
             url_before=step.url_before, url_after=step.tab.page.url, value=outcome.value,
@@ -215,6 +236,14 @@ class Controller:
             table=outcome.table, text=outcome.text, tab_id=self.run.active_tab_id or step.tab.tab_id,
             new_tab_id=outcome.new_tab_id,
         )
+
+    async def _capture_before(self, tab: Tab, target: ResolvedTarget | None) -> Screenshot:
+        """The before screenshot; the previous after screenshot is reused when the page has not changed
+        at all since (same document, DOM, scroll positions and URL) — the pixels are the same."""
+        key = _shot_key(tab, target, target.counters if target else None)
+        if key is not None and self._last_shot is not None and self._last_shot[0] == key:
+            return self._last_shot[1]
+        return await capture(tab, mask_text_numbers=self.mask_text_numbers)
 
     async def _capture_after(self, tab: Tab) -> Screenshot | None:
         """The after screenshot; its failure is recorded, never raised (the effect already happened)."""
@@ -295,8 +324,6 @@ class Controller:
         snapshot = seen.snapshot
         if tab.tab_id != snapshot.tab_id:
             raise InvalidActionError(f"Snapshot {snapshot.snapshot_id} is of tab {snapshot.tab_id}, not {tab.tab_id}.")
-        from finrpa.browser.frames import find_frame
-
         paths = ["main"] if frame_path == "main" else ["main", frame_path]
         for path in paths:
             counters = frame_counters if path == frame_path and frame_counters else None
@@ -358,6 +385,14 @@ class Controller:
             started_at=step.started_at, duration_ms=_ms_since(step.started), outcome=outcome,
             error_code=error.code if error else None, error_message=error.message if error else None,
         ))
+
+
+def _shot_key(tab: Tab, target: ResolvedTarget | None, counters: dict[str, Any] | None) -> tuple[object, ...] | None:
+    """Identity of what a single-frame tab shows, for reusing a screenshot; None when unknown."""
+    if counters is None or target is None or target.frame is not tab.page.main_frame or len(tab.page.frames) != 1:
+        return None
+    return (tab.tab_id, counters.get("url"), counters.get("doc"), counters.get("nav"), counters.get("changes"),
+            tuple(counters.get("scroll") or ()), counters.get("scrolls"))
 
 
 def _target_of(snapshot: PageSnapshot, ref: str) -> Target:

@@ -1,8 +1,8 @@
 """DOM cleaning and hashing for the action cache: a pure function over HTML text.
 
 Two renders of the same page should clean to the same text even though ids, classes, styles, CSRF tokens,
-timestamps and typed values differ. A regex tokenizer (no parser dependency) keeps it fast: a 5,000-element
-page cleans in milliseconds (see ``bench/bench_dom_hash.py``).
+timestamps and typed values differ. A handful of whole-document regular expressions (no parser dependency,
+no per-tag Python callbacks except for id-like values) keeps it fast: see ``bench/bench_dom_hash.py``.
 """
 
 from __future__ import annotations
@@ -13,71 +13,50 @@ import re
 _BLOCKS = re.compile(
     r"<!--.*?-->|<(script|style|noscript|template)\b[^>]*>.*?</\1\s*>|<!doctype[^>]*>", re.S | re.I
 )
-_TAG = re.compile(r"<([a-zA-Z][^\s/>]*)(\s[^>]*?)?(/?)>")
-_ATTR = re.compile(r"""([^\s=/>"']+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s>"']+))?""")
-_DROP_ATTRS = frozenset(
-    {"style", "class", "value", "checked", "selected", "nonce", "data-reactid", "data-testid",
-     "data-test-id", "data-reactroot", "data-v-app", "integrity", "csrf-token"}
+# Chromium serialises tags and attribute names in lower case with double-quoted values, which lets
+# literal-prefixed patterns scan quickly.
+_INPUT_OR_META = re.compile(r"<(?:input|meta)\b[^>]*>")
+_CSRF_WORDS = ("csrf", "xsrf", "_token", "authenticity", "requestverification", "__viewstate", "__eventvalidation")
+_DROP_ATTRS = re.compile(
+    r' (?:class|style|value|checked|selected|nonce|integrity|data-reactid|data-reactroot|data-testid'
+    r'|data-test-id|data-v-[\w-]*|data-react[\w-]*|_ngcontent[\w-]*|_nghost[\w-]*|ng-reflect[\w-]*)'
+    r'(?:="[^"]*"|=\'[^\']*\')?(?=[ />])'
 )
-_DROP_PREFIXES = ("data-v-", "_ngcontent", "_nghost", "data-react", "ng-reflect", "data-csrf")
-_ID_LIKE = frozenset({"id", "for", "aria-labelledby", "aria-describedby", "aria-controls", "aria-owns",
-                      "aria-activedescendant", "name", "href", "src", "action"})
+_ID_LIKE = re.compile(
+    r' (id|for|name|href|src|action|aria-(?:labelledby|describedby|controls|owns|activedescendant))="([^"]*)"'
+)
+_MAYBE_VOLATILE = re.compile(r"\d{3}|[0-9a-f]{6}|[\w-]{20}")
 _VOLATILE = re.compile(r"\d{3,}|(?<![a-z])[0-9a-f]{6,}(?![a-z])|[A-Za-z0-9_-]{20,}")
-_CSRF = re.compile(r"csrf|xsrf|_token|authenticity|__requestverification|nonce|__viewstate|__eventvalidation", re.I)
+_LONG_CONTENT = re.compile(r"""(<meta\b[^>]*?)\scontent=("[^"]{24,}"|'[^']{24,}')""")
 _TIMESTAMP = re.compile(
-    r"\d{4}[-/年.]\d{1,2}[-/月.]\d{1,2}日?(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-    r"|\b\d{1,2}:\d{2}:\d{2}\b|\b1\d{9}(?:\d{3})?\b"
+    r"(?=\d)(?<!\d)(?:\d{4}[-/年.]\d{1,2}[-/月.]\d{1,2}日?"
+    r"(?:[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+    r"|\d{1,2}:\d{2}:\d{2}|1\d{9}(?:\d{3})?)(?!\d)"
 )
-_SPACE = re.compile(r"\s+")
-_BETWEEN_TAGS = re.compile(r">\s+<")
 
 
-def _clean_value(name: str, value: str) -> str | None:
-    if name in _ID_LIKE:
-        return _VOLATILE.sub("#", value)
-    if name == "content" and len(value) > 24:
-        return None
-    return value
+def _without_csrf(match: re.Match[str]) -> str:
+    tag = match.group(0)
+    lowered = tag.lower()
+    return "" if any(word in lowered for word in _CSRF_WORDS) else tag
 
 
-def _clean_attrs(tag: str, attrs: str) -> str | None:
-    """The kept attributes of one tag, or None to drop the whole tag (CSRF hidden inputs)."""
-    kept: list[str] = []
-    hidden = False
-    for name_raw, value_raw in _ATTR.findall(attrs):
-        name = name_raw.lower()
-        if name in _DROP_ATTRS or name.startswith(_DROP_PREFIXES):
-            continue
-        value = value_raw[1:-1] if value_raw[:1] in ("'", '"') else value_raw
-        if tag in ("input", "meta") and _CSRF.search(value) and name in ("name", "id"):
-            return None
-        hidden = hidden or (name == "type" and value.lower() == "hidden")
-        cleaned = _clean_value(name, value)
-        if cleaned is not None:
-            kept.append(f'{name}="{cleaned}"' if value_raw else name)
-    if hidden and tag == "input":
-        kept = [a for a in kept if a.startswith(("type=", "name="))]
-    return " ".join(kept)
-
-
-def _tag(match: re.Match[str]) -> str:
-    attrs = match.group(2)
-    tag = match.group(1).lower()
-    if not attrs:
-        return f"<{tag}>"
-    kept = _clean_attrs(tag, attrs)
-    if kept is None:
-        return ""
-    return f"<{tag} {kept}>" if kept else f"<{tag}>"
+def _id_like(match: re.Match[str]) -> str:
+    value = match.group(2)
+    if _MAYBE_VOLATILE.search(value) is None:
+        return match.group(0)
+    return f' {match.group(1)}="{_VOLATILE.sub("#", value)}"'
 
 
 def clean_dom(html: str) -> str:
     """HTML reduced to what identifies the page's structure and wording across renders."""
     text = _BLOCKS.sub("", html)
-    text = _TAG.sub(_tag, text)
+    text = _INPUT_OR_META.sub(_without_csrf, text)
+    text = _DROP_ATTRS.sub("", text)
+    text = _LONG_CONTENT.sub(r"\1", text)
+    text = _ID_LIKE.sub(_id_like, text)
     text = _TIMESTAMP.sub("", text)
-    text = _SPACE.sub(" ", text)
-    return _BETWEEN_TAGS.sub("><", text).strip()
+    return " ".join(text.split()).replace("> <", "><").replace(" >", ">")
 
 
 def dom_hash(html: str) -> str:

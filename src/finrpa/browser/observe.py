@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ class ObserveOptions:
     max_elements: int = 1500
     max_text_chars: int = 4000
     dom_digest: bool = True
+    load_timeout_s: float = 10.0
 
 
 @dataclass
@@ -55,6 +57,8 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
     started = time.perf_counter()
     if tab.pending_dialog is not None:
         return _dialog_only(tab, started)
+    with contextlib.suppress(PlaywrightError):  # a page still loading is observed once its DOM is parsed
+        await tab.page.wait_for_load_state("domcontentloaded", timeout=options.load_timeout_s * 1000)
     nodes = frame_tree(tab.page)
     opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars,
             "withHtml": options.dom_digest}

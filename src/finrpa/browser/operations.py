@@ -264,7 +264,16 @@ async def _verify_effect(
                 f'{doing} "{name}" changed nothing observable (no navigation, page change, dialog or '
                 "download); declare the expected effect or check that the click reached the portal."
             )
-    return _effect_result(ctx, base, counters)
+    result = _effect_result(ctx, base, counters)
+    if result.navigated and ctx.tab.pending_dialog is None:
+        await settle_navigation(ctx.tab, ctx.timeout_s)
+    return result
+
+
+async def settle_navigation(tab: Tab, timeout_s: float) -> None:
+    """After a navigation, wait until the new document is parsed (its DOM can be observed)."""
+    with contextlib.suppress(PlaywrightError):
+        await tab.page.wait_for_load_state("domcontentloaded", timeout=timeout_s * 1000)
 
 
 def _effect_result(ctx: OpContext, base: Baseline, counters: dict[str, Any] | None) -> OpResult:

@@ -19,7 +19,7 @@ from finrpa.browser.secret_text import MASK
 from finrpa.browser.snapshot import Fingerprint
 
 Outcome = Literal["ok", "refused", "stale", "failed", "timeout", "invalid"]
-_CARD_OR_ID = re.compile(r"^(?:\d[ -]?){12,18}\d$|^\d{17}[\dXx]$|^\d{15}$")
+_CARD_OR_ID = re.compile(r"^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])$")
 
 
 class Screenshot(BaseModel):

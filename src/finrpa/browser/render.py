@@ -56,6 +56,8 @@ def element_line(element: ElementInfo) -> str:
         parts.append("shadow=" + ">".join(element.shadow_path))
     if element.fingerprint.container:
         parts.append(f"in {_quote(element.fingerprint.container)}")
+    if element.fingerprint.count > 1 and element.fingerprint.row:  # tells same-named row buttons apart
+        parts.append(f"row={_quote(element.fingerprint.row[:48])}")
     return " ".join(parts)
 
 

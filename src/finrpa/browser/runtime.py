@@ -17,6 +17,7 @@ from types import TracebackType
 from playwright.async_api import (
     Browser,
     BrowserContext,
+    CDPSession,
     Dialog,
     Download,
     Page,
@@ -158,6 +159,7 @@ class Tab:
         self.downloads: list[asyncio.Future[DownloadedFile]] = []
         self.main_navigations = 0
         self.dialog_count = 0
+        self.cdp: CDPSession | None = None  # for fast screenshots, opened on first use
 
 
 class RunBrowser:

@@ -19,7 +19,7 @@ from typing import Any
 
 from finrpa.browser.actions import Click, Fill, Press, Select, Target
 from finrpa.browser.controller import Controller
-from finrpa.browser.errors import InvalidActionError, PostconditionFailedError
+from finrpa.browser.errors import InvalidActionError, PostconditionFailedError, StaleSnapshotError
 from finrpa.browser.frames import find_frame
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
@@ -59,12 +59,28 @@ def date_format_for(element: ElementInfo) -> str:
 
 
 @dataclass
+class _MonthSelect:
+    fingerprint: Fingerprint
+    options: list[tuple[str, str]]  # (label, value)
+
+    def option_for(self, number: int) -> str | None:
+        for label, value in self.options:
+            for text in (value, label):
+                digits = re.sub(r"\D", "", text)
+                if digits and int(digits) == number:
+                    return value
+        return None
+
+
+@dataclass
 class _Calendar:
     year: int
     month: int
     prev: Fingerprint | None
     next: Fingerprint | None
     days: dict[str, Fingerprint]
+    year_select: _MonthSelect | None = None
+    month_select: _MonthSelect | None = None
 
 
 async def pick_date(
@@ -85,20 +101,25 @@ async def pick_date(
         raise PostconditionFailedError(
             f'The date field "{element.name}" shows {shown} after choosing {value}; the picker did not take it.'
         )
+    await controller.accept_own_changes(snapshot)
     return value
 
 
 async def _typed(controller: Controller, snapshot: PageSnapshot, element: ElementInfo, value: date) -> bool:
     text = value.strftime(date_format_for(element))
     fingerprint = element.fingerprint
+    target = Target(ref=element.ref, fingerprint=fingerprint)
     try:
-        await controller.execute(Fill(snapshot_id=snapshot.snapshot_id, tab_id=snapshot.tab_id,
-                                      target=Target(ref=element.ref, fingerprint=fingerprint), value=text))
-        await controller.execute(Press(tab_id=snapshot.tab_id, key="Tab", target=Target(fingerprint=fingerprint)))
+        await controller.execute(Fill(snapshot_id=snapshot.snapshot_id, target=target, value=text))
+        # Tab commits the typed date and closes the calendar typing may have opened (Enter could submit).
+        await controller.execute(Press(snapshot_id=snapshot.snapshot_id, key="Tab", target=target))
         reading = await controller.read(Target(fingerprint=fingerprint), snapshot.tab_id)
-    except PostconditionFailedError:
+    except (PostconditionFailedError, StaleSnapshotError):
         return False
-    return parse_date(reading.value) == value
+    if parse_date(reading.value) != value:
+        return False
+    await controller.accept_own_changes(snapshot)
+    return True
 
 
 async def _navigate_calendar(
@@ -113,12 +134,30 @@ async def _navigate_calendar(
                 raise InvalidActionError(f"The calendar for {value:%Y-%m} has no day {value.day}.")
             await controller.execute(Click(target=Target(fingerprint=day), tab_id=tab_id))
             return
+        if abs(offset) > 1 and await _jump(controller, tab_id, calendar, value):
+            continue
         button = calendar.next if offset > 0 else calendar.prev
         if button is None:
             direction = "next" if offset > 0 else "previous"
             raise InvalidActionError(f"The calendar has no {direction}-month button that FinRPA recognises.")
         await controller.execute(Click(target=Target(fingerprint=button), tab_id=tab_id))
     raise InvalidActionError(f"{value} is more than {max_months} months away from the calendar's month.")
+
+
+async def _jump(controller: Controller, tab_id: str, calendar: _Calendar, value: date) -> bool:
+    """Use the calendar's year or month select when it has one (one step instead of many clicks)."""
+    for chooser, number, current in (
+        (calendar.year_select, value.year, calendar.year),
+        (calendar.month_select, value.month, calendar.month),
+    ):
+        if chooser is None or number == current:
+            continue
+        option = chooser.option_for(number)
+        if option is None:
+            return False
+        await controller.execute(Select(target=Target(fingerprint=chooser.fingerprint), option=option, tab_id=tab_id))
+        return True
+    return False
 
 
 async def _calendar_for(controller: Controller, tab_id: str, frame_path: str, value: date) -> _Calendar:
@@ -134,9 +173,16 @@ def _calendar(raw: dict[str, Any], frame_path: str) -> _Calendar:
     def fp(item: dict[str, Any] | None) -> Fingerprint | None:
         return Fingerprint(frame=frame_path, **item) if item else None
 
+    def chooser(item: dict[str, Any] | None) -> _MonthSelect | None:
+        if not item:
+            return None
+        options = [(str(o["label"]), str(o["value"])) for o in item["options"]]
+        return _MonthSelect(Fingerprint(frame=frame_path, **item["fingerprint"]), options)
+
     return _Calendar(
         year=int(raw["year"]), month=int(raw["month"]), prev=fp(raw.get("prev")), next=fp(raw.get("next")),
         days={str(k): Fingerprint(frame=frame_path, **v) for k, v in dict(raw.get("days") or {}).items()},
+        year_select=chooser(raw.get("year_select")), month_select=chooser(raw.get("month_select")),
     )
 
 
@@ -155,6 +201,7 @@ async def choose_option(controller: Controller, snapshot: PageSnapshot, ref: str
         raise PostconditionFailedError(
             f'"{element.name}" shows {reading.value!r} after choosing {option!r}; the dropdown did not take it.'
         )
+    await controller.accept_own_changes(snapshot)
     return reading.value or option
 
 

@@ -16,13 +16,14 @@
     "menuitemradio", "tab", "treeitem", "gridcell", "clickable", "checkbox", "radio", "switch"]);
   const CLICK_EVENTS = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup"]);
   const SENSITIVE_AUTOCOMPLETE = /cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password/i;
-  const CARD_OR_ID = /^(?:\d[ -]?){12,18}\d$|^\d{17}[\dXx]$|^\d{15}$/;
-  const NUMBER_IN_TEXT = /\b(?:\d[ -]?){12,18}\d\b|\b\d{17}[\dXx]\b/g;
+  // Card numbers (13-19 digits, optionally in groups of four) and PRC ID numbers (15 or 18 characters).
+  const CARD_OR_ID = /^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])$/;
+  const NUMBER_IN_TEXT = /(?<![\d.,])(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])(?![\d.,])/g;
 
   const state = {
     doc: Math.random().toString(36).slice(2, 10) + Date.now().toString(36),
     nav: 0, epoch: 0, changes: 0, waiters: [], listeners: new WeakSet(), observed: new WeakSet(),
-    taken: new Map(), seq: 0,
+    taken: new Map(), seq: 0, scrolls: 0,
   };
 
   // --- change tracking -----------------------------------------------------------------------------
@@ -90,6 +91,7 @@
   }
   addListener.call(window, "popstate", bumpNav);
   addListener.call(window, "hashchange", bumpNav);
+  addListener.call(document, "scroll", () => { state.scrolls += 1; }, { capture: true, passive: true });
   for (const ev of ["input", "change"]) {
     addListener.call(document, ev, () => { state.changes += 1; const w = state.waiters; state.waiters = [];
       for (const f of w) f(); }, true);
@@ -449,7 +451,7 @@
     return maskNumbers(text.length > limit ? text.slice(0, limit) : text);
   };
   const counters = () => ({ doc: state.doc, nav: state.nav, epoch: state.epoch, changes: state.changes,
-    url: location.href, scroll: [Math.round(scrollX), Math.round(scrollY)] });
+    url: location.href, scroll: [Math.round(scrollX), Math.round(scrollY)], scrolls: state.scrolls });
 
   // --- occlusion ----------------------------------------------------------------------------------
   const deepHit = (x, y) => {
@@ -519,21 +521,35 @@
   const take = (token) => { const el = state.taken.get(token); state.taken.clear(); return el || null; };
 
   // --- masking for screenshots -----------------------------------------------------------------------
-  const markSensitive = (textNumbers) => {
+  // Flat boxes (custom <finrpa-mask> elements, ignored by the change counters) painted over sensitive
+  // content just before a capture and removed right after.
+  const MASK_STYLE = "all:initial;display:block;position:fixed;z-index:2147483647;pointer-events:none;margin:0;";
+  const maskBox = (rect, colour) => {
+    const box = document.createElement("finrpa-mask");
+    box.setAttribute("style", MASK_STYLE + `left:${rect.left}px;top:${rect.top}px;width:${rect.width}px;` +
+      `height:${rect.height}px;background:${colour};`);
+    (document.documentElement || document.body).appendChild(box);
+  };
+  const sensitiveNow = (el, textNumbers) => {
+    if (/^(INPUT|TEXTAREA)$/.test(el.tagName)) return isSensitiveField(el) || looksLikeNumber(String(el.value || ""));
+    if (el.isContentEditable) return looksLikeNumber(el.innerText || "");
+    if (!textNumbers || el.childElementCount !== 0 || /^(SCRIPT|STYLE|TEXTAREA)$/.test(el.tagName)) return false;
+    NUMBER_IN_TEXT.lastIndex = 0;
+    return NUMBER_IN_TEXT.test(el.textContent || "");
+  };
+  const maskSensitive = (textNumbers, colour) => {
+    clearMasks();
     let count = 0;
     walk(document, (el) => {
-      let mark = false;
-      if (/^(INPUT|TEXTAREA)$/.test(el.tagName)) {
-        mark = isSensitiveField(el) || looksLikeNumber(String(el.value || ""));
-      } else if (textNumbers && el.childElementCount === 0) {
-        NUMBER_IN_TEXT.lastIndex = 0;
-        mark = NUMBER_IN_TEXT.test(el.textContent || "");
-      }
-      if (mark) { el.setAttribute("data-finrpa-mask", ""); count += 1; }
-      else if (el.hasAttribute("data-finrpa-mask")) el.removeAttribute("data-finrpa-mask");
+      if (!sensitiveNow(el, textNumbers) || !visible(el)) return;
+      const r = el.getBoundingClientRect();
+      if (r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) return;
+      maskBox({ left: r.left - 1, top: r.top - 1, width: r.width + 2, height: r.height + 2 }, colour);
+      count += 1;
     });
     return count;
   };
+  const clearMasks = () => { document.querySelectorAll("finrpa-mask").forEach((m) => m.remove()); return true; };
 
   const readState = (el, expected) => {
     const sensitive = isSensitiveField(el);
@@ -591,40 +607,61 @@
     const m = (text || "").match(/(\d{4})\D{0,3}(\d{1,2})\D{0,3}(\d{1,2})/);
     return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
   };
+  const YEAR_SELECT = /年|year/i;
+  const MONTH_SELECT = /月|month/i;
+  const dayCell = (item) => {
+    const name = item.desc.name;
+    const full = dateParts(name) || dateParts(dateOf(item.el) || "");
+    if (/^\d{1,2}$/.test(name) && Number(name) >= 1 && Number(name) <= 31) return { item, day: Number(name), full };
+    return full ? { item, day: full[2], full } : null;
+  };
+  const shownMonth = (cells) => {
+    const counts = new Map();
+    for (const c of cells) if (c.full) { const k = c.full[0] * 100 + c.full[1]; counts.set(k, (counts.get(k) || 0) + 1); }
+    let best = null;
+    for (const [k, n] of counts) if (!best || n > best[1]) best = [k, n];
+    return best && best[1] >= 28 ? [Math.floor(best[0] / 100), best[0] % 100] : null;
+  };
+  const monthRun = (cells, ym) => {
+    if (ym && cells.every((c) => c.full)) return cells.filter((c) => c.full[0] === ym[0] && c.full[1] === ym[1]);
+    const start = cells.findIndex((c) => c.day === 1);
+    const end = cells.findIndex((c, i) => i > start && c.day === 1);
+    return cells.slice(start, end === -1 ? undefined : end);
+  };
+  const selectInfo = (item, peers) => item ? { fingerprint: fingerprintOf(item, peers),
+    options: [...item.el.options].map((o) => ({ label: squash(o.label || o.text), value: o.value })) } : null;
   const calendars = () => {
     const items = collect(null);
     const peers = groupPeers(items);
     const grids = new Map();
     for (const item of items) {
-      const n = Number(item.desc.name);
-      if (!/^\d{1,2}$/.test(item.desc.name) || n < 1 || n > 31) continue;
+      const cell = dayCell(item);
+      if (!cell) continue;
       const grid = item.el.closest("table,[role=grid]") || (item.el.parentElement && item.el.parentElement.parentElement);
       if (!grid) continue;
       if (!grids.has(grid)) grids.set(grid, []);
-      grids.get(grid).push(item);
+      grids.get(grid).push(cell);
     }
     const out = [];
     for (const [grid, cells] of grids) {
       if (cells.length < 28) continue;
-      const names = cells.map((c) => Number(c.desc.name));
-      const start = names.indexOf(1);
-      const end = names.indexOf(1, start + 1);
-      const month = cells.slice(start, end === -1 ? undefined : end);
-      let ym = null;
-      const dated = month.map((c) => dateParts(dateOf(c.el) || "")).find(Boolean);
-      if (dated) ym = [dated[0], dated[1]];
+      let ym = shownMonth(cells);
       let scope = grid;
       for (let depth = 0; depth < 4 && scope; depth += 1) {
         scope = parentOf(scope);
         if (!ym && scope) ym = monthOf(squash(textOf(scope)));
-        if (ym && scope && [...items].some((i) => scope.contains(i.el) && (PREV.test(i.desc.name) || NEXT.test(i.desc.name)))) break;
+        if (ym && scope && items.some((i) => scope.contains(i.el) && (PREV.test(i.desc.name) || NEXT.test(i.desc.name)))) break;
       }
       if (!ym) continue;
-      const nav = (re) => { const hit = items.find((i) => scope && scope.contains(i.el) && !grid.contains(i.el) && re.test(i.desc.name));
-        return hit ? fingerprintOf(hit, peers) : null; };
+      const around = items.filter((i) => scope && scope.contains(i.el) && !grid.contains(i.el));
+      const nav = (re) => { const hit = around.find((i) => re.test(i.desc.name)); return hit ? fingerprintOf(hit, peers) : null; };
+      const selects = around.filter((i) => i.el.tagName === "SELECT");
+      const yearSel = selects.find((i) => YEAR_SELECT.test(i.desc.name));
+      const monthSel = selects.find((i) => i !== yearSel && MONTH_SELECT.test(i.desc.name));
       const days = {};
-      for (const c of month) days[c.desc.name] = fingerprintOf(c, peers);
-      out.push({ year: ym[0], month: ym[1], prev: nav(PREV), next: nav(NEXT), days });
+      for (const c of monthRun(cells, ym)) days[String(c.day)] = fingerprintOf(c.item, peers);
+      out.push({ year: ym[0], month: ym[1], prev: nav(PREV), next: nav(NEXT), days,
+        year_select: selectInfo(yearSel, peers), month_select: selectInfo(monthSel, peers) });
     }
     return out;
   };
@@ -659,7 +696,7 @@
     };
   };
 
-  const api = { snapshot, resolve, take, counters, markSensitive, nextChange, hitsTarget,
+  const api = { snapshot, resolve, take, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
     frameHit: (iframe, x, y) => {
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);
@@ -673,6 +710,7 @@
       return [r.left + iframe.clientLeft + parseFloat(cs.paddingLeft), r.top + iframe.clientTop + parseFloat(cs.paddingTop)];
     },
     markElementSensitive: (el) => { el.setAttribute("data-finrpa-sensitive", ""); },
+    maskElement: (el, colour) => { maskBox(el.getBoundingClientRect(), colour); return true; },
     readState: (el, expected) => readState(el, expected),
     optionFor: (el, wanted) => {
       const w = squash(wanted);
