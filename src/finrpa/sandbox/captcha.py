@@ -8,7 +8,7 @@ import secrets
 
 from PIL import Image, ImageDraw, ImageFont
 
-ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: real portals avoid them too
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L: real portals avoid them too
 WIDTH, HEIGHT = 120, 40
 
 
