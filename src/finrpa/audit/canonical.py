@@ -53,15 +53,18 @@ CHAINED_FIELDS: tuple[str, ...] = (
 )
 
 
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(value)
 
 
 def format_timestamp(at: datetime) -> str:
     """ISO 8601 in UTC with microseconds; a naive value (SQLite gives those back) is taken as UTC."""
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if at.tzinfo is not None and at.utcoffset():
+        at = at.astimezone(UTC)
+    return at.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_timestamp(text: str) -> datetime:

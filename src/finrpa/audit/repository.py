@@ -17,8 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.audit.canonical import CHAINED_FIELDS, GENESIS_HASH
 from finrpa.audit.models import AuditChainHead, AuditRecord
-
-_CHAIN_COLUMNS = (*(getattr(AuditRecord, name) for name in CHAINED_FIELDS), AuditRecord.row_hash)
+from finrpa.tenancy import current_tenant
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,16 +77,23 @@ class AuditRepository:
         return None if row is None else ChainHead(seq=row.seq, row_hash=row.row_hash)
 
     async def chain_batches(self, org_id: str, batch_size: int = 5000) -> AsyncIterator[Sequence[Any]]:
-        """Every row of the organisation as (CHAINED_FIELDS…, row_hash) tuples in (seq, id) order."""
+        """Every row of the organisation as (CHAINED_FIELDS…, row_hash) tuples in (seq, id) order.
+
+        A Core statement (about twice as fast as the ORM for this bulk read), so the tenancy hook does not
+        see it: the same rule is applied here — no rows unless the current context may see ``org_id`` —
+        and Row-Level Security applies on PostgreSQL as for every statement.
+        """
+        if not _context_sees(org_id):
+            return
+        table = AuditRecord.__table__
+        columns = [table.c[name] for name in (*CHAINED_FIELDS, "row_hash")]
         last: tuple[int, str] | None = None
         while True:
-            statement = select(*_CHAIN_COLUMNS).where(AuditRecord.org_id == org_id)
+            statement = select(*columns).where(table.c.org_id == org_id)
             if last is not None:
                 seq, row_id = last
-                statement = statement.where(
-                    or_(AuditRecord.seq > seq, and_(AuditRecord.seq == seq, AuditRecord.id > row_id))
-                )
-            statement = statement.order_by(AuditRecord.seq, AuditRecord.id).limit(batch_size)
+                statement = statement.where(or_(table.c.seq > seq, and_(table.c.seq == seq, table.c.id > row_id)))
+            statement = statement.order_by(table.c.seq, table.c.id).limit(batch_size)
             rows = (await self._session.execute(statement)).all()
             if not rows:
                 return
@@ -118,6 +124,11 @@ class AuditRepository:
         found = set((await self._session.execute(heads)).scalars().all())
         found.update((await self._session.execute(records)).scalars().all())
         return sorted(found)
+
+
+def _context_sees(org_id: str) -> bool:
+    context = current_tenant()
+    return context is not None and ((context.org_id is None and context.is_system) or context.org_id == org_id)
 
 
 def _filtered(statement: Select[Any], org_id: str, criteria: RecordFilter) -> Select[Any]:

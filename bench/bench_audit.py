@@ -1,0 +1,183 @@
+"""Benchmark: audit append throughput with chaining, and verify speed, on PostgreSQL and SQLite side by side.
+
+Targets (FinRPA issue 11): appends ≥ 1,000 rows/s on PostgreSQL; verify ≥ 100,000 rows/s.
+
+Append scenarios, each row through ``AuditService.append`` / ``append_many`` inside its own transaction, as the
+run layer writes them (tenant session, application role on PostgreSQL, per-org chain-head lock):
+
+* ``1 writer, 1 row/tx``     one run writing one action per step
+* ``8 orgs, 1 row/tx``       eight runs of eight organisations in parallel (independent chains)
+* ``4 writers same org``     four runs of one organisation in parallel (they queue on the chain head)
+* ``1 writer, 20 rows/tx``   one step committing twenty actions with ``append_many``
+
+Verify reads every row of one organisation, recomputes each row hash, the chain and the Merkle root, and
+compares with a signed checkpoint. ``verify CPU`` is the same over rows already in memory.
+
+Run: .venv/bin/python bench/bench_audit.py   (PostgreSQL from FINRPA_BENCH_DATABASE_URL, else
+FINRPA_TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/postgres; a temporary database is created
+and dropped. Set FINRPA_BENCH_VERIFY_ROWS to change the verify size, default 50,000.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import asyncpg
+
+from finrpa.audit.checkpoints import DirectoryCheckpointStore
+from finrpa.audit.events import AuditEntry
+from finrpa.audit.repository import AuditRepository
+from finrpa.audit.service import AuditService
+from finrpa.audit.verification import ChainVerifier
+from finrpa.config import normalize_database_url
+from finrpa.db.migrate import upgrade
+from finrpa.objectstore.links import LinkSigner
+from finrpa.objectstore.local import LocalObjectStore
+from finrpa.tenancy import TenantDatabase, open_tenant_database, system_context
+
+APPEND_TARGET = 1_000.0
+VERIFY_TARGET = 100_000.0
+APPEND_ROWS = 400
+REPEATS = 3
+
+
+def _entry(org_id: str, index: int) -> AuditEntry:
+    return AuditEntry(
+        org_id=org_id,
+        action_type="INPUT_TEXT",
+        task_id="run-bench",
+        dept_id="dept-a",
+        user_id="operator-1",
+        action_index=index,
+        target_element="textbox 收款账号",
+        input_value="6222021234567890",
+        raw_value="6222021234567890",
+        duration_ms=85,
+        details={"url_before": "https://bank.example/transfer", "subtask_id": "s1"},
+    )
+
+
+@asynccontextmanager
+async def _database(backend: str, folder: Path) -> AsyncIterator[str]:
+    if backend == "sqlite":
+        yield f"sqlite+aiosqlite:///{folder / 'bench.db'}"
+        return
+    admin = (
+        os.environ.get("FINRPA_BENCH_DATABASE_URL")
+        or os.environ.get("FINRPA_TEST_DATABASE_URL")
+        or "postgresql://postgres@127.0.0.1:5432/postgres"
+    )
+    plain = normalize_database_url(admin).replace("postgresql+asyncpg://", "postgresql://")
+    name = f"finrpa_bench_{uuid.uuid4().hex[:10]}"
+    connection = await asyncpg.connect(plain)
+    await connection.execute(f'CREATE DATABASE "{name}"')
+    await connection.close()
+    try:
+        yield normalize_database_url(f"{plain.rpartition('/')[0]}/{name}")
+    finally:
+        connection = await asyncpg.connect(plain)
+        await connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await connection.close()
+
+
+async def _writer(db: TenantDatabase, service: AuditService, org_id: str, rows: int, per_tx: int) -> None:
+    with system_context("bench", org_id=org_id):
+        for start in range(0, rows, per_tx):
+            async with db.sessions() as session, session.begin():
+                entries = [_entry(org_id, start + i) for i in range(min(per_tx, rows - start))]
+                await service.append_many(session, entries)
+
+
+async def _rate(work: Callable[[], Awaitable[None]], rows: int) -> float:
+    started = time.perf_counter()
+    await work()
+    return rows / (time.perf_counter() - started)
+
+
+async def _append_scenarios(db: TenantDatabase, service: AuditService) -> dict[str, float]:
+    def org() -> str:
+        return f"bench-{uuid.uuid4().hex[:8]}"
+
+    scenarios: dict[str, Callable[[], Awaitable[None]]] = {
+        "1 writer, 1 row/tx": lambda: _writer(db, service, org(), APPEND_ROWS, 1),
+        "8 orgs, 1 row/tx": lambda: _gather(*(_writer(db, service, org(), APPEND_ROWS // 8, 1) for _ in range(8))),
+        "4 writers same org": lambda: _same_org(db, service, org()),
+        "1 writer, 20 rows/tx": lambda: _writer(db, service, org(), APPEND_ROWS * 5, 20),
+    }
+    sizes = {"1 writer, 20 rows/tx": APPEND_ROWS * 5}
+    await _writer(db, service, org(), 20, 1)  # warm up pools and statement caches
+    results = {}
+    for label, work in scenarios.items():
+        rates = [await _rate(work, sizes.get(label, APPEND_ROWS)) for _ in range(REPEATS)]
+        results[label] = statistics.median(rates)
+    return results
+
+
+async def _gather(*work: Awaitable[None]) -> None:
+    await asyncio.gather(*work)
+
+
+async def _same_org(db: TenantDatabase, service: AuditService, org_id: str) -> None:
+    await _gather(*(_writer(db, service, org_id, APPEND_ROWS // 4, 1) for _ in range(4)))
+
+
+async def _verify_scenarios(db: TenantDatabase, service: AuditService, rows: int) -> dict[str, float]:
+    org_id = f"verify-{uuid.uuid4().hex[:8]}"
+    await _writer(db, service, org_id, rows, 500)
+    with system_context("bench", org_id=org_id):
+        async with db.sessions() as session, session.begin():
+            await service.checkpoint(session, org_id)
+            batches = [list(batch) async for batch in AuditRepository(session).chain_batches(org_id)]
+            database_rates, cpu_rates = [], []
+            for _ in range(REPEATS):
+                started = time.perf_counter()
+                report = await service.verify(session, org_id)
+                database_rates.append(report.rows / (time.perf_counter() - started))
+                assert report.ok and report.checkpoint is not None, report.summary()
+                started = time.perf_counter()
+                verifier = ChainVerifier(org_id, [report.checkpoint])
+                for batch in batches:
+                    verifier.feed(batch)
+                assert verifier.finish().ok
+                cpu_rates.append(rows / (time.perf_counter() - started))
+    return {"verify (database)": statistics.median(database_rates), "verify CPU": statistics.median(cpu_rates)}
+
+
+async def _measure(backend: str, verify_rows: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        async with _database(backend, Path(folder)) as url:
+            await upgrade(url)
+            db = open_tenant_database(url)
+            service = AuditService(
+                audit_key=b"bench-audit-key-0123456789abcdef",
+                objects=LocalObjectStore(Path(folder) / "objects", LinkSigner(b"k" * 32), base_url="http://bench"),
+                checkpoints=DirectoryCheckpointStore(Path(folder) / "checkpoints"),
+            )
+            try:
+                return await _append_scenarios(db, service) | await _verify_scenarios(db, service, verify_rows)
+            finally:
+                await db.dispose()
+
+
+def main() -> None:
+    verify_rows = int(os.environ.get("FINRPA_BENCH_VERIFY_ROWS", "50000"))
+    print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {REPEATS} runs")
+    results = {backend: asyncio.run(_measure(backend, verify_rows)) for backend in ("postgres", "sqlite")}
+    print(f"{'rows/s':<24}{'PostgreSQL':>12}{'SQLite':>12}{'PG/target':>12}")
+    for label in results["postgres"]:
+        target = VERIFY_TARGET if label.startswith("verify") else APPEND_TARGET
+        pg, lite = results["postgres"][label], results["sqlite"][label]
+        print(f"{label:<24}{pg:>12,.0f}{lite:>12,.0f}{pg / target:>12.2f}")
+    print(f"targets: append ≥ {APPEND_TARGET:,.0f} rows/s on PostgreSQL, verify ≥ {VERIFY_TARGET:,.0f} rows/s")
+
+
+if __name__ == "__main__":
+    main()
