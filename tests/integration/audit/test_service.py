@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.masking import AUDITOR
+from finrpa.audit.proofs import check_row_proof, prove_row
 from finrpa.audit.schemas import AuditQuery
 from finrpa.audit.service import AuditService
 from finrpa.db.base import utcnow
@@ -175,3 +176,19 @@ async def test_invalid_entries_are_refused_with_a_sentence(audit_service: AuditS
     ):
         with pytest.raises(ValidationFailedError):
             await audit_service.append(None, entry)  # type: ignore[arg-type]  # refused before any SQL
+
+
+async def test_a_single_row_is_proven_in_the_signed_tree(
+    shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    await append_rows(shared_db.app, audit_service, org_id, 5)
+    with system_context("api", org_id=org_id):
+        async with shared_db.app.sessions() as session, session.begin():
+            proof = await prove_row(audit_service, session, org_id, 3)
+    public = audit_service.signing.public
+    assert (proof.seq, proof.tree_size) == (3, 5)
+    assert check_row_proof(proof, public) == []
+    doctored = proof.model_copy(update={"row": {**proof.row, "user_id": "someone-else"}})
+    assert "does not match its row_hash" in " ".join(check_row_proof(doctored, public))
+    moved = proof.model_copy(update={"leaf_index": 1})
+    assert check_row_proof(moved, public) == ["the audit path does not lead from the row to the checkpoint's root"]
