@@ -47,10 +47,19 @@ class SandboxServer:
             self._app, host=config.host, port=config.port, log_level="warning", access_log=False
         )
         self._server = uvicorn.Server(uv_config)
-        self._thread = threading.Thread(target=self._server.run, name="finrpa-sandbox", daemon=True)
+        self._thread = threading.Thread(
+            target=self._serve, args=(self._server,), name="finrpa-sandbox", daemon=True
+        )
         self._thread.start()
         self.base_url = self._wait_until_started(self._server)
         return self.base_url
+
+    @staticmethod
+    def _serve(server: uvicorn.Server) -> None:
+        try:
+            server.run()
+        except SystemExit:  # uvicorn exits when it cannot bind; _wait_until_started reports it
+            return
 
     def _wait_until_started(self, server: uvicorn.Server) -> str:
         deadline = time.monotonic() + self._startup_timeout_s

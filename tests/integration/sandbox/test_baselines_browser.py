@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from bench.baseline.flows import FLOWS
 from playwright.async_api import Browser, Page, async_playwright
 
-from bench.baseline.flows import FLOWS
 from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.ledger import statement_rows

@@ -107,3 +107,19 @@ def test_a_500_on_a_payment_comes_after_the_effect_and_a_busy_page_before_it() -
         assert recorded == (1 if kind == "500" else 0)
         seen.add(kind)
     assert seen == {"500", "busy"}
+
+
+def test_every_main_page_has_its_english_labels() -> None:
+    client = sandbox_client()
+    client.get("/?lang=en")
+    for portal, username, path, label in (
+        ("bank", "corp_demo", "/bank/statement", "Start date"),
+        ("bank", "corp_demo", "/bank/payment", "Payee name"),
+        ("insurance", "agent_demo", "/insurance/apply", "Applicant name"),
+        ("insurance", "agent_demo", "/insurance/claim", "Date of loss"),
+        ("securities", "broker_demo", "/securities/report", "Reporting period"),
+        ("securities", "broker_demo", "/securities/trades", "Security code"),
+        ("securities", "broker_demo", "/securities/order", "Limit price"),
+    ):
+        login(client, portal, username)
+        assert label in client.get(path).text, path

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from bench.baseline.portal import login, open_menu
 from playwright.async_api import Browser, Page, async_playwright
 
-from bench.baseline.portal import login, open_menu
 from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.policies import policy_book

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ def test_a_quarter_fills_at_least_ten_pages_of_twenty() -> None:
 
 def test_balances_chain_across_rows_and_year_boundaries() -> None:
     rows = statement_rows(ACCOUNT, date(2023, 12, 1), date(2024, 1, 31), 42)
-    for previous, row in zip(rows, rows[1:], strict=False):
+    for previous, row in pairwise(rows):
         assert (row.debit is None) != (row.credit is None)
         assert row.balance == previous.balance + (row.credit or 0) - (row.debit or 0)
     assert balance_on(ACCOUNT, date(2023, 12, 31), 42) == [r for r in rows if r.date.year == 2023][-1].balance
