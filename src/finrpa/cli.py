@@ -62,6 +62,15 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
+def _register_policy() -> None:
+    from finrpa.policy.commands import policy_app
+
+    app.add_typer(policy_app, name="policy")
+
+
+_register_policy()
+
+
 def _register_risk() -> None:
     from finrpa.risk.commands import risk_app
 
@@ -110,6 +119,21 @@ def _register_runs() -> None:
 
 
 _register_runs()
+
+
+def _register_identity() -> None:
+    from finrpa.identity.cli import dept_app, line_app, org_app
+    from finrpa.identity.user_cli import user_app
+    from finrpa.vault.cli import secret_app
+
+    app.add_typer(org_app, name="org")
+    app.add_typer(dept_app, name="dept")
+    app.add_typer(line_app, name="line")
+    app.add_typer(user_app, name="user")
+    app.add_typer(secret_app, name="secret")
+
+
+_register_identity()
 
 
 def main() -> None:

@@ -78,8 +78,9 @@ def effective_effect(evidence: Evidence, declared: Effect) -> Effect:
 
 
 def _is_pure_dismiss(evidence: Evidence) -> bool:
+    """取消, 返回修改, Cancel: a dismiss word and nothing that names an operation ("取消委托" is not one)."""
     own = evidence.categories(Location.TARGET_TEXT, Location.VALUES)
-    return Category.DISMISS in own and not (own - INFORMATIONAL)
+    return Category.DISMISS in own and not (own - _NOT_OPERATIONS)
 
 
 def _assess_read(evidence: Evidence, verdict: Verdict) -> None:
