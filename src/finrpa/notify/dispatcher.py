@@ -42,7 +42,8 @@ from finrpa.notify.render import RenderOptions, render
 from finrpa.notify.repository import ClaimedDelivery, Outcome
 from finrpa.notify.retry import BackoffPolicy
 from finrpa.notify.schemas import DeliveryStatus
-from finrpa.notify.secret_refs import SecretResolver, default_secret_resolver
+from finrpa.notify.secret_refs import SecretResolver
+from finrpa.notify.vault_secrets import deployment_secret_resolver
 from finrpa.tenancy import TenantContext, current_tenant, system_context
 
 logger = logging.getLogger(__name__)
@@ -128,7 +129,7 @@ class Dispatcher:
     ) -> None:
         self.sessions = sessions
         self.config = config or DispatcherConfig.from_settings(get_settings())
-        self.secrets = secrets or default_secret_resolver()
+        self.secrets = secrets or deployment_secret_resolver(sessions, get_settings())
         self._http = http
         self._clock = clock
 

@@ -5,7 +5,8 @@
 * :class:`EnvironmentSecretResolver` — ``secret://env/FINRPA_NOTIFY_SECRET_<NAME>`` reads that environment
   variable (for deployments that inject secrets through the environment). Only variables with that prefix
   can be referenced, so a tenant administrator cannot point a channel at ``FINRPA_MASTER_KEY``.
-* the credential vault (``finrpa.vault``) plugs in as another resolver for its own references.
+* :class:`finrpa.notify.vault_secrets.VaultChannelSecrets` — every other ``secret://<name>`` from the
+  organisation's credential vault (a permission-checked, audited credential read).
 
 Resolved values live only for one send; they are never stored, logged or put in an error.
 """
@@ -83,8 +84,3 @@ async def resolve_value(resolver: SecretResolver, org_id: str, value: str) -> st
     if is_secret_reference(value):
         return await resolver.resolve(org_id, value)
     return value
-
-
-def default_secret_resolver() -> SecretResolver:
-    """The resolvers available in this deployment."""
-    return ChainedSecretResolver([EnvironmentSecretResolver()])

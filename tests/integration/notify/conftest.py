@@ -11,9 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import pytest_asyncio
+from sqlalchemy import text
 
 from finrpa.config import get_settings
-from finrpa.db.engine import unit_of_work
+from finrpa.db.engine import create_engine, unit_of_work
 from finrpa.db.migrate import upgrade
 from finrpa.notify import service
 from finrpa.notify.dispatcher import Dispatcher, DispatcherConfig
@@ -22,6 +24,7 @@ from finrpa.notify.retry import BackoffPolicy
 from finrpa.notify.schemas import ChannelCreate
 from finrpa.notify.secret_refs import EnvironmentSecretResolver
 from finrpa.tenancy import TenantContext, TenantDatabase, open_tenant_database, use_tenant
+from tests.fixtures.databases import backends, fresh_database
 
 ORG = "org-a"
 TEST_SECRETS = {
@@ -127,12 +130,28 @@ def receiver() -> Iterator[Receiver]:
         yield server
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=backends())
+async def notify_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[str]:
+    """One database per backend and test module with the notify branch (and what it depends on) migrated."""
+    async with fresh_database(request.param, tmp_path_factory.mktemp("notify")) as url:
+        await upgrade(url, "notify@head")
+        yield url
+
+
 @pytest.fixture
-async def database(database_url: str) -> AsyncIterator[TenantDatabase]:
-    """The notify branch migrated (and what it depends on), with both tenancy walls up: the ORM filter, and
-    on PostgreSQL the finrpa_app role under Row-Level Security."""
-    await upgrade(database_url, "notify@head")
-    database = open_tenant_database(database_url)
+async def database(notify_database_url: str) -> AsyncIterator[TenantDatabase]:
+    """Empty notify tables, with both tenancy walls up: the ORM filter, and on PostgreSQL the finrpa_app
+    role under Row-Level Security."""
+    owner = create_engine(notify_database_url)
+    try:
+        async with owner.begin() as connection:
+            await connection.execute(text("DELETE FROM notify_deliveries"))
+            await connection.execute(text("DELETE FROM notify_channels"))
+    finally:
+        await owner.dispose()
+    database = open_tenant_database(notify_database_url)
     try:
         yield database
     finally:

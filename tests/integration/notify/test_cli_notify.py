@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from finrpa.cli import app
+from finrpa.cli import app, main
 from finrpa.config import get_settings
 from finrpa.notify.errors import ChannelConfigError
 from finrpa.tenancy import TenantDatabase
@@ -75,33 +73,25 @@ async def test_bad_settings_are_refused_with_a_sentence(cli_env: dict[str, str])
 
 
 def test_a_failing_test_message_is_one_line_on_stderr_without_the_key(
-    cli_env: dict[str, str], receiver: Receiver
+    cli_env: dict[str, str],
+    receiver: Receiver,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    env = {**os.environ, **cli_env}
     url = receiver.url(f"/send?key={WECOM_KEY}")
-    command = [sys.executable, "-c", "from finrpa.cli import main; main()", "notify"]
-    added = subprocess.run(
-        [*command, "add", "ops", "--org", ORG, "--kind", "wecom", "--config", json.dumps({"url": url})],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
+    added = CliRunner().invoke(
+        app, ["notify", "add", "ops", "--org", ORG, "--kind", "wecom", "--config", json.dumps({"url": url})]
     )
-    assert added.returncode == 0, added.stderr
+    assert added.exit_code == 0, added.exception
     receiver.answer(Answer(body={"errcode": 93000, "errmsg": f"invalid webhook url {WECOM_KEY}"}))
+    monkeypatch.setattr(sys, "argv", ["finrpa", "notify", "test", "ops", "--org", ORG])
 
-    result = subprocess.run(
-        [*command, "test", "ops", "--org", ORG],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    with pytest.raises(SystemExit) as exit_info:
+        main()
 
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert "errcode 93000" in lines[0]
-    assert WECOM_KEY not in result.stderr + result.stdout
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("error: ") and "errcode 93000" in lines[0]
+    assert WECOM_KEY not in captured.err + captured.out

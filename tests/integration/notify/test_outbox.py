@@ -242,3 +242,21 @@ async def test_a_tenant_sees_only_its_own_deliveries(database: TenantDatabase, r
             rows = (await session.scalars(select(NotifyDelivery))).all()  # no explicit org filter
     assert [row.org_id for row in rows] == ["org-b"]
     assert (await dispatcher_for(database).dispatch_due()).sent == 2  # the dispatcher serves every org
+
+
+async def test_the_background_loop_delivers_what_is_enqueued_and_stops_when_told(
+    database: TenantDatabase, receiver: Receiver
+) -> None:
+    await add_channel(database, _webhook(receiver))
+    stop = asyncio.Event()
+    loop = asyncio.create_task(dispatcher_for(database).run(stop, interval_s=0.05))
+    try:
+        await _enqueue(database, _failed("run-loop"))
+        async with asyncio.timeout(30):
+            while not receiver.received():
+                await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(loop, timeout=30)
+    [view] = await _deliveries(database)
+    assert view.status == DeliveryStatus.SENT
