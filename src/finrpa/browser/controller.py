@@ -72,7 +72,7 @@ from finrpa.browser.records import (
     TargetSummary,
     redact_action,
 )
-from finrpa.browser.resolve import ResolvedTarget, refuse, resolve_target
+from finrpa.browser.resolve import FrameState, ResolvedTarget, refuse, resolve_target
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.screenshots import capture
 from finrpa.browser.script import invoke
@@ -240,7 +240,7 @@ class Controller:
     async def _capture_before(self, tab: Tab, target: ResolvedTarget | None) -> Screenshot:
         """The before screenshot; the previous after screenshot is reused when the page has not changed
         at all since (same document, DOM, scroll positions and URL) — the pixels are the same."""
-        key = _shot_key(tab, target, target.counters if target else None)
+        key = _shot_key(tab, target, await target.counters() if target else None)
         if key is not None and self._last_shot is not None and self._last_shot[0] == key:
             return self._last_shot[1]
         return await capture(tab, mask_text_numbers=self.mask_text_numbers)
@@ -305,16 +305,24 @@ class Controller:
                 await self._ensure_fresh(seen, step.tab, "main", None)
             return None
         fingerprint, element = _expected(target, seen)
+        step.target = _summary(target.ref, fingerprint, element, None)
+        expect = _frame_state(seen, fingerprint.frame) if seen is not None else None
         try:
-            resolved = await resolve_target(step.tab, fingerprint)
+            resolved = await resolve_target(step.tab, fingerprint, expect)
+        except StaleSnapshotError as exc:
+            assert seen is not None
+            how = "navigated" if exc.message == "navigated" else "changed"
+            raise StaleSnapshotError(
+                f"The page {how} since snapshot {seen.snapshot.snapshot_id}; observe again."
+            ) from exc
         except TargetRefusedError:
-            step.target = _summary(target.ref, fingerprint, element, None)
-            if seen is not None:
-                await self._ensure_fresh(seen, step.tab, fingerprint.frame, None)
+            if seen is not None and fingerprint.frame != "main":
+                await self._ensure_fresh(seen, step.tab, "main", None)
             raise
-        step.target = _summary(target.ref, fingerprint, element, resolved.bbox)
-        if seen is not None:
-            await self._ensure_fresh(seen, step.tab, fingerprint.frame, resolved.counters)
+        if seen is not None and fingerprint.frame != "main":
+            await self._ensure_fresh(seen, step.tab, "main", None)
+        if self.recorder is not None and element is None:
+            step.target = _summary(target.ref, fingerprint, None, await resolved.bbox())
         return resolved
 
     async def _ensure_fresh(
@@ -429,6 +437,16 @@ def _summary(ref: str | None, fp: Fingerprint, element: ElementInfo | None,
              bbox: tuple[int, int, int, int] | None) -> TargetSummary:
     return TargetSummary(ref=ref, role=fp.role, name=fp.name, fingerprint=fp,
                          bbox=bbox or (element.bbox if element else None))
+
+
+def _frame_state(seen: _Seen, path: str) -> FrameState:
+    accepted = seen.frames.get(path)
+    if accepted is None:
+        raise StaleSnapshotError(
+            f"Snapshot {seen.snapshot.snapshot_id} has no frame {path!r} any more; observe the page again."
+        )
+    nav = int(seen.snapshot.navigation_id.rsplit(".", 1)[1]) if path == "main" else None
+    return FrameState(document=accepted[0], epoch=accepted[1], nav=nav)
 
 
 def _check_counters(seen: _Seen, path: str, counters: dict[str, Any] | None) -> None:

@@ -26,31 +26,27 @@ def _origin(url: str) -> str:
 
 
 def frame_tree(page: Page) -> list[FrameNode]:
-    """Frames in breadth-first order; the main frame is ``f0`` with path ``main``."""
+    """Frames in breadth-first order; the main frame is ``f0`` with path ``main``, a child frame's path
+    adds its position among its parent's frames (``main/0/1``). Positions, not names: a frame's name can
+    arrive late or be changed by its own script."""
     main = page.main_frame
     root = FrameNode("f0", "main", main, None, False)
     nodes = [root]
     queue = [root]
     while queue:
         parent = queue.pop(0)
-        used: set[str] = set()
-        for index, child in enumerate(parent.frame.child_frames):
-            if child.is_detached():
-                continue
-            segment = child.name or str(index)
-            if segment in used:
-                segment = f"{segment}#{index}"
-            used.add(segment)
+        children = [child for child in parent.frame.child_frames if not child.is_detached()]
+        for index, child in enumerate(children):
             node = FrameNode(
-                f"f{len(nodes)}",
-                f"{parent.path}/{segment}",
-                child,
-                parent,
-                _origin(child.url) != _origin(main.url),
+                f"f{len(nodes)}", f"{parent.path}/{index}", child, parent, is_cross_origin(child.url, main.url)
             )
             nodes.append(node)
             queue.append(node)
     return nodes
+
+
+def is_cross_origin(url: str, main_url: str) -> bool:
+    return _origin(url) != _origin(main_url)
 
 
 async def locate_offsets(nodes: list[FrameNode]) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from finrpa.browser.dom_clean import dom_hash
-from finrpa.browser.frames import FrameNode, frame_tree, locate_offsets
+from finrpa.browser.frames import FrameNode, frame_tree, is_cross_origin, locate_offsets
 from finrpa.browser.runtime import Tab
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import (
@@ -115,7 +115,7 @@ def _frame_info(result: _FrameResult) -> FrameInfo:
         parent_id=node.parent.frame_id if node.parent else None,
         url=node.frame.url,
         name=node.frame.name,
-        cross_origin=node.cross_origin,
+        cross_origin=is_cross_origin(str(counters.get("url") or node.frame.url), node.frame.page.main_frame.url),
         document=str(counters.get("doc", "")),
         epoch=int(counters.get("epoch", 0)),
         offset=node.offset,

@@ -203,7 +203,7 @@ async def do_upload(ctx: OpContext, action: Upload) -> OpResult:
 
 async def do_click(ctx: OpContext, action: Click) -> OpResult:
     target = _target(ctx)
-    base = Baseline.take(ctx.run, ctx.tab, target.frame, target.counters)
+    base = Baseline.take(ctx.run, ctx.tab, target.frame, await target.counters())
     ctx.tab.dialog_policy = action.dialog
     click = asyncio.ensure_future(target.handle.click(timeout=ctx.timeout_s * 1000))
     await _settle_click(ctx, click, "Clicking")
@@ -212,7 +212,7 @@ async def do_click(ctx: OpContext, action: Click) -> OpResult:
 
 async def do_press(ctx: OpContext, action: Press) -> OpResult:
     frame = ctx.target.frame if ctx.target else ctx.tab.page.main_frame
-    counters = ctx.target.counters if ctx.target else await counters_of(frame) or {}
+    counters = await ctx.target.counters() if ctx.target else await counters_of(frame) or {}
     base = Baseline.take(ctx.run, ctx.tab, frame, counters)
     if ctx.target is not None:
         press = asyncio.ensure_future(ctx.target.handle.press(action.key, timeout=ctx.timeout_s * 1000))

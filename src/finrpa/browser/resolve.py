@@ -2,25 +2,29 @@
 
 The element must be the single visible, enabled element whose fingerprint matches, and the point at its
 centre must hit it (or its label) in its own frame and in every enclosing frame. Anything else refuses
-with a :class:`TargetRefusedError` whose ``reason`` says why.
+with a :class:`TargetRefusedError` whose ``reason`` says why. When the caller passes the frame state its
+snapshot saw, a changed frame is refused first with :class:`StaleSnapshotError` — in the same round trip.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
-from finrpa.browser.errors import RefusalReason, TargetRefusedError
+from finrpa.browser.errors import RefusalReason, StaleSnapshotError, TargetRefusedError
 from finrpa.browser.frames import find_frame
 from finrpa.browser.runtime import Tab
-from finrpa.browser.script import invoke, page_model_js
+from finrpa.browser.script import page_model_js
 from finrpa.browser.snapshot import Fingerprint
 
+_RESOLVE = (
+    "([fp, expect]) => window.__finrpa_pm ? window.__finrpa_pm.resolveTake(fp, expect) : '__finrpa_missing__'"
+)
+_DETAILS = "() => window.__finrpa_pm.lastResolve()"
 _FRAME_HIT = "(el, p) => window.__finrpa_pm ? window.__finrpa_pm.frameHit(el, p[0], p[1]) : null"
-_TAKE = "t => window.__finrpa_pm.take(t)"
 _MESSAGES: dict[str, str] = {
     "not_found": "No visible element matches {what} any more; observe the page again.",
     "ambiguous": "{n} visible elements match {what}; observe the page again and choose one.",
@@ -33,14 +37,34 @@ _MESSAGES: dict[str, str] = {
 }
 
 
+@dataclass(frozen=True)
+class FrameState:
+    """The frame state a snapshot saw: an action from it is stale when the live frame differs."""
+
+    document: str
+    epoch: int
+    nav: int | None = None  # checked for the main frame only
+
+
 @dataclass
 class ResolvedTarget:
     handle: ElementHandle
     frame: Frame
     fingerprint: Fingerprint
-    counters: dict[str, Any]
-    point: tuple[float, float]
-    bbox: tuple[int, int, int, int]
+    _details: dict[str, Any] | None = field(default=None, repr=False)
+
+    async def details(self) -> dict[str, Any]:
+        """Counters, centre point and bbox as they were at resolution (fetched on first use)."""
+        if self._details is None:
+            self._details = dict(await self.frame.evaluate(_DETAILS) or {})
+        return self._details
+
+    async def counters(self) -> dict[str, Any]:
+        return dict((await self.details()).get("counters") or {})
+
+    async def bbox(self) -> tuple[int, int, int, int] | None:
+        box = (await self.details()).get("bbox")
+        return (int(box[0]), int(box[1]), int(box[2]), int(box[3])) if box else None
 
 
 def refuse(reason: RefusalReason, fingerprint: Fingerprint, candidates: int = 0) -> TargetRefusedError:
@@ -49,26 +73,53 @@ def refuse(reason: RefusalReason, fingerprint: Fingerprint, candidates: int = 0)
     return TargetRefusedError(message, reason=reason, candidates=candidates)
 
 
-async def resolve_target(tab: Tab, fingerprint: Fingerprint) -> ResolvedTarget:
-    """The live element for ``fingerprint`` in ``tab``, or a TargetRefusedError."""
+async def resolve_target(tab: Tab, fingerprint: Fingerprint, expect: FrameState | None = None) -> ResolvedTarget:
+    """The live element for ``fingerprint`` in ``tab``, or a TargetRefusedError / StaleSnapshotError."""
     frame = find_frame(tab.page, fingerprint.frame)
     if frame is None:
+        if expect is not None:
+            raise StaleSnapshotError("The frame the snapshot saw is gone; observe the page again.")
         raise refuse("not_found", fingerprint)
+    element, info = await _resolve_in(frame, fingerprint, expect)
+    if element is None:
+        status = str(info.get("status"))
+        if status == "stale":
+            raise StaleSnapshotError(_stale_message(info.get("counters") or {}, expect))
+        raise refuse(cast(RefusalReason, status), fingerprint, int(info.get("count", 0)))
+    target = ResolvedTarget(element, frame, fingerprint)
+    if frame.parent_frame is not None:
+        point = (await target.details())["point"]
+        if not await _visible_through_frames(frame, (float(point[0]), float(point[1]))):
+            raise refuse("occluded", fingerprint)
+    return target
+
+
+def _stale_message(counters: dict[str, Any], expect: FrameState | None) -> str:
+    moved = expect is not None and (
+        counters.get("doc") != expect.document or (expect.nav is not None and counters.get("nav") != expect.nav)
+    )
+    return "navigated" if moved else "changed"
+
+
+async def _resolve_in(
+    frame: Frame, fingerprint: Fingerprint, expect: FrameState | None
+) -> tuple[ElementHandle | None, dict[str, Any]]:
+    args = [
+        fingerprint.model_dump(exclude={"frame"}),
+        {"doc": expect.document, "epoch": expect.epoch, "nav": expect.nav} if expect else None,
+    ]
     try:
-        info = await invoke(frame, "resolve", fingerprint.model_dump(exclude={"frame"}))
+        handle = await frame.evaluate_handle(_RESOLVE, args)
+        element = handle.as_element()
+        if element is not None:
+            return element, {}
+        info = await handle.json_value()
+        if info == "__finrpa_missing__":
+            await frame.evaluate(page_model_js())
+            return await _resolve_in(frame, fingerprint, expect)
     except PlaywrightError as exc:
         raise refuse("detached", fingerprint) from exc
-    status = str(info.get("status"))
-    if status != "ok":
-        raise refuse(cast(RefusalReason, status), fingerprint, int(info.get("count", 0)))
-    point = (float(info["point"][0]), float(info["point"][1]))
-    if frame.parent_frame is not None and not await _visible_through_frames(frame, point):
-        raise refuse("occluded", fingerprint)
-    handle = (await frame.evaluate_handle(_TAKE, info["token"])).as_element()
-    if handle is None:
-        raise refuse("detached", fingerprint)
-    x, y, w, h = info["bbox"]
-    return ResolvedTarget(handle, frame, fingerprint, info["counters"], point, (x, y, w, h))
+    return None, dict(info) if isinstance(info, dict) else {"status": "detached"}
 
 
 async def _visible_through_frames(frame: Frame, point: tuple[float, float]) -> bool:

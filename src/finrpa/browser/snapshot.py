@@ -25,7 +25,7 @@ class Fingerprint(BaseModel):
     row: str = Field(default="", description="Text of the other cells of its table row or list item.")
     index: int = Field(default=0, description="Position among visible elements of the same role and name.")
     count: int = Field(default=1, description="How many visible elements share its role and name.")
-    frame: str = Field(default="main", description="Frame path, e.g. 'main' or 'main/policy-frame'.")
+    frame: str = Field(default="main", description="Frame path: 'main', or child positions such as 'main/0/1'.")
 
 
 class ElementInfo(BaseModel):

@@ -29,11 +29,12 @@ async def test_snapshot_maps_frames_and_shadow_hosts(run_browser: RunBrowser, st
     _, snapshot = await _frames(run_browser, static_site)
 
     frames = {f.path: f for f in snapshot.frames}
-    assert set(frames) == {"main", "main/policy-frame", "main/xo-frame"}
-    assert not frames["main/policy-frame"].cross_origin and frames["main/xo-frame"].cross_origin
-    same = _in_frame(snapshot, "证件号码", "main/policy-frame")
-    cross = _in_frame(snapshot, "证件号码", "main/xo-frame")
-    assert same.fingerprint.frame == "main/policy-frame" and cross.fingerprint.frame == "main/xo-frame"
+    assert set(frames) == {"main", "main/0", "main/1"}
+    assert (frames["main/0"].name, frames["main/1"].name) == ("policy-frame", "xo-frame")
+    assert not frames["main/0"].cross_origin and frames["main/1"].cross_origin
+    same = _in_frame(snapshot, "证件号码", "main/0")
+    cross = _in_frame(snapshot, "证件号码", "main/1")
+    assert same.fingerprint.frame == "main/0" and cross.fingerprint.frame == "main/1"
     assert cross.bbox[1] > same.bbox[1] > 0  # bboxes are in the tab's viewport, offset by the iframe
     assert snapshot.find(name="报告名称")[0].shadow_path == ["report-form"]
     assert snapshot.find(name="选择文件")[0].shadow_path == ["report-form", "file-picker"]
@@ -49,7 +50,7 @@ async def test_fields_in_both_iframes_and_in_shadow_dom_can_be_filled_and_clicke
     def target(element: ElementInfo) -> Target:
         return Target(ref=element.ref, fingerprint=element.fingerprint)
 
-    for path in ("main/policy-frame", "main/xo-frame"):
+    for path in ("main/0", "main/1"):
         await controller.execute(Fill(snapshot_id=sid, target=target(_in_frame(snapshot, "投保人姓名", path)),
                                       value=f"王五 {path}"))
         await controller.execute(Click(snapshot_id=sid, target=target(_in_frame(snapshot, "保存", path)),
@@ -58,8 +59,8 @@ async def test_fields_in_both_iframes_and_in_shadow_dom_can_be_filled_and_clicke
     await controller.execute(Click(snapshot_id=sid, target=target(snapshot.find(name="选择文件")[0])))
 
     after = await controller.observe()
-    assert _in_frame(after, "投保人姓名", "main/xo-frame").value == "王五 main/xo-frame"
-    assert _in_frame(after, "投保人姓名", "main/policy-frame").value == "王五 main/policy-frame"
+    assert _in_frame(after, "投保人姓名", "main/1").value == "王五 main/1"
+    assert _in_frame(after, "投保人姓名", "main/0").value == "王五 main/0"
     assert after.find(name="报告名称")[0].value == "三月月报"
     assert "已选择" in after.text
 
@@ -68,8 +69,8 @@ async def test_an_id_number_typed_into_a_cross_origin_frame_is_masked_in_the_sna
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     controller, snapshot = await _frames(run_browser, static_site)
-    field = _in_frame(snapshot, "证件号码", "main/xo-frame")
+    field = _in_frame(snapshot, "证件号码", "main/1")
     await controller.fill(snapshot, field.ref, "11010119900307123X")
     after = await controller.observe()
-    masked = _in_frame(after, "证件号码", "main/xo-frame")
+    masked = _in_frame(after, "证件号码", "main/1")
     assert masked.value is not None and "19900307" not in masked.value and masked.sensitive

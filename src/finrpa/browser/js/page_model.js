@@ -338,7 +338,10 @@
   const collect = (filterRole) => {
     const out = [];
     const chosen = new Set();
+    // Resolving one interactive role needs no computed styles: only "clickable" is decided by them.
+    const quick = filterRole && filterRole !== "clickable";
     walk(document, (el) => {
+      if (quick && roleOf(el) !== filterRole) return;
       const role = candidateRole(el);
       if (!role || (filterRole && role !== filterRole)) return;
       if (role === "clickable" && insideClickable(el, chosen)) return;
@@ -519,6 +522,15 @@
     return { status: "ok", count, token, point: [x, y], counters: counters(), bbox: rectOf(el) };
   };
   const take = (token) => { const el = state.taken.get(token); state.taken.clear(); return el || null; };
+  // One round trip: refuse a stale snapshot, resolve, and hand back the element itself (or why not).
+  const resolveTake = (fp, expect) => {
+    if (expect && (expect.doc !== state.doc || expect.epoch !== state.epoch ||
+        (expect.nav !== null && expect.nav !== state.nav))) return { status: "stale", counters: counters() };
+    const result = resolve(fp);
+    if (result.status !== "ok") return result;
+    state.lastResolve = result;
+    return take(result.token);
+  };
 
   // --- masking for screenshots -----------------------------------------------------------------------
   // Flat boxes (custom <finrpa-mask> elements, ignored by the change counters) painted over sensitive
@@ -584,10 +596,14 @@
     });
     if (!found) return null;
     const rowEls = found.tagName === "TABLE" ? [...found.rows] : [...found.querySelectorAll("[role=row]")];
-    const hs = [...found.querySelectorAll("th,[role=columnheader]")].map(cellText);
-    const body = rowEls.filter((r) => !r.querySelector("th,[role=columnheader]"));
-    const rows = body.slice(0, max).map((r) =>
-      [...(r.cells || r.querySelectorAll("[role=cell],[role=gridcell]"))].map(cellText));
+    // A header row holds only header cells; a row that starts with a row header (<th scope=row>) followed
+    // by data cells is a key/value row and is data, with the row header as its first cell.
+    const cellsOf = (r) => [...(r.cells || r.querySelectorAll("[role=cell],[role=gridcell],[role=rowheader],[role=columnheader]"))];
+    const isHeaderCell = (c) => (c.tagName === "TH" && c.getAttribute("scope") !== "row") || c.getAttribute("role") === "columnheader";
+    const headerRows = rowEls.filter((r) => { const cs = cellsOf(r); return cs.length > 0 && cs.every(isHeaderCell); });
+    const hs = headerRows.flatMap((r) => cellsOf(r).map(cellText));
+    const body = rowEls.filter((r) => !headerRows.includes(r));
+    const rows = body.slice(0, max).map((r) => cellsOf(r).map(cellText));
     return { caption: tableCaption(found), headers: hs, rows, truncated: body.length > max };
   };
 
@@ -696,7 +712,7 @@
     };
   };
 
-  const api = { snapshot, resolve, take, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
+  const api = { snapshot, resolve, take, resolveTake, lastResolve: () => state.lastResolve || null, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
     frameHit: (iframe, x, y) => {
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);
