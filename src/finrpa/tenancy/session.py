@@ -6,7 +6,8 @@
   relationship and column loads): ``org_id == ctx.org_id`` for every ``TenantScoped`` model,
   ``id == ctx.org_id`` for the ``TenantRoot`` model, and the department/business-line rule for
   ``DepartmentScoped`` models. With no context the criterion is FALSE: no context means no rows.
-* ``before_flush`` stamps ``org_id`` on new rows from the context, refuses a row of another
+* ``before_flush`` stamps ``org_id`` on new rows from the context (or, when the flush happens at commit
+  after the ``with`` block, the context the transaction began in), refuses a row of another
   organisation (TenantMismatchError) and any tenant-scoped write without a context
   (TenantContextMissingError); ORM bulk INSERTs are checked the same way.
 * ``after_begin`` (both session classes) runs ``set_config('finrpa.org_id', …, true)`` and friends on
@@ -72,11 +73,10 @@ def _settings_for(ctx: TenantContext | None) -> dict[str, str]:
 
 
 def _bind_transaction(session: Session, connection: Connection) -> None:
-    if connection.dialect.name != "postgresql":
-        return
     ctx = current_tenant()
-    connection.execute(_SET_CONFIG, _settings_for(ctx))
     session.info[_BOUND_KEY] = ctx
+    if connection.dialect.name == "postgresql":
+        connection.execute(_SET_CONFIG, _settings_for(ctx))
 
 
 @event.listens_for(RlsSession, "after_begin")
@@ -89,6 +89,15 @@ def _realign_database_settings(session: Session) -> None:
     if _BOUND_KEY not in session.info or session.info[_BOUND_KEY] == current_tenant():
         return
     _bind_transaction(session, session.connection())
+
+
+def _flush_context(session: Session) -> TenantContext | None:
+    """The context in force, or else the one the transaction began in.
+
+    ``async with session.begin(): with use_tenant(ctx): session.add(...)`` flushes at commit, after the
+    ``with`` block has ended; the rows still belong to the context that opened the transaction.
+    """
+    return current_tenant() or session.info.get(_BOUND_KEY)
 
 
 def tenant_criteria(ctx: TenantContext | None) -> list[ExecutableOption]:
@@ -172,7 +181,7 @@ def _check_org(ctx: TenantContext | None, org_ids: Iterable[object], model: str)
 
 @event.listens_for(TenantSession, "before_flush")
 def _stamp_and_check(session: Session, _context: Any, _instances: Any) -> None:
-    ctx = current_tenant()
+    ctx = _flush_context(session)
     for obj in session.new:
         if isinstance(obj, TenantScoped):
             if obj.org_id is None and ctx is not None and ctx.org_id is not None:
