@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.fixtures.browser import PAGES, serve_directory  # noqa: E402
+
 from finrpa.browser import (  # noqa: E402
     BrowserManager,
     Controller,
@@ -33,7 +35,6 @@ from finrpa.browser import (  # noqa: E402
     render_snapshot,
 )
 from finrpa.browser.render import HARD_CAP_TOKENS  # noqa: E402
-from tests.fixtures.browser import PAGES, serve_directory  # noqa: E402
 
 LOGIN = {"v1": ("用户名", "密码", "登录"), "v2": ("登录账号", "登录密码", "立即登录")}
 USERS = {"bank": "corp_demo", "insurance": "agent_demo", "securities": "broker_demo"}

@@ -57,13 +57,15 @@ async def capture(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int =
     """A PNG of the tab's viewport with sensitive content masked; raises BrowserError rather than
     produce an unmasked image."""
     nodes = frame_tree(tab.page)
+    regions = -1  # unknown until painted: clear everywhere on failure
     try:
         regions = await _paint_masks(tab, nodes, mask_text_numbers)
         png = await asyncio.wait_for(_png(tab), timeout_ms / 1000)
     except (PlaywrightError, TimeoutError) as exc:
         raise ActionTimeoutError(f"The screenshot of tab {tab.tab_id} could not be taken ({exc}).") from exc
     finally:
-        await asyncio.gather(*(_clear(node) for node in nodes))
+        if regions != 0:
+            await asyncio.gather(*(_clear(node) for node in nodes))
     return Screenshot.of(png, regions)
 
 
