@@ -10,6 +10,8 @@ from finrpa.identity.cli import DEPT_OPTION, ORG_OPTION, CliScope, read_stdin_va
 from finrpa.identity.models import GrantKind, Role
 from finrpa.identity.permissions import Action
 
+__all__ = ["user_app"]
+
 
 @user_app.command("create")
 def user_create(
