@@ -160,7 +160,12 @@ class RunExecutor:
                 return decided
         result = await skill.run(call.params, context)
         outcome = self._outcome(result)
-        settled = effects.EffectState.SUCCEEDED if result.success else effects.EffectState.UNCERTAIN
+        if result.success:
+            settled = effects.EffectState.SUCCEEDED
+        elif context.effect_attempted:
+            settled = effects.EffectState.UNCERTAIN
+        else:
+            settled = effects.EffectState.NOT_DONE  # failed before touching anything that changes the portal
         reference = _reference(result) if result.success else None
         await self._settle(key, settled, reference, result.error_message or "")
         outcome.events[:0] = ledger

@@ -36,6 +36,9 @@ class SkillContext:
     wait_s: float = 10.0
     upload_roots: tuple[Path, ...] = ()
     notes: list[dict[str, Any]] = field(default_factory=list)
+    # Set by a write skill right before the action that may change the portal (e.g. clicking submit). A
+    # failure before that point provably changed nothing, so the effect ledger may let it be retried.
+    effect_attempted: bool = False
 
     @cached_property
     def page(self) -> PageOps:

@@ -197,8 +197,9 @@ class PageOps:
                 for index, cell in enumerate(row[:-1]):
                     if normalise(cell) in wanted and row[index + 1].strip():
                         return row[index + 1].strip()
+        text = await self.controller.execute(Extract(snapshot_id=snapshot.snapshot_id, what="text"))
         for variant in synonyms_of(label):
-            match = re.search(re.escape(variant) + r"\s*[:：]?\s*([A-Za-z0-9][\w\-/.]*)", snapshot.text)
+            match = re.search(re.escape(variant) + r"\s*[:：]?\s*([A-Za-z0-9][\w\-/.]*)", text.text or "")
             if match:
                 return match.group(1)
         return None

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
+from urllib.parse import urlsplit
 
 import yaml
 from rapidfuzz import fuzz
@@ -18,7 +19,9 @@ from rapidfuzz import fuzz
 from finrpa.browser.snapshot import ElementInfo, PageSnapshot
 from finrpa.skills.base import SkillError
 
-FILLABLE = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "listbox", "checkbox", "radio", "textarea"})
+FILLABLE = frozenset(
+    {"textbox", "searchbox", "combobox", "spinbutton", "listbox", "checkbox", "radio", "textarea", "file"}
+)
 CLICKABLE = frozenset({"button", "link", "menuitem", "tab", "option", "treeitem", "gridcell", "cell"})
 NAVIGABLE = frozenset({"link", "menuitem", "tab", "button", "treeitem"})
 
@@ -135,4 +138,14 @@ def resolve_element(
 
 
 def _distinct(first: ElementInfo, second: ElementInfo) -> bool:
-    return first.ref != second.ref
+    """Two links to the same page (a menu entry and a shortcut tile, or one with a preset query) lead to the
+    same place: not a real ambiguity. Anything else with the same label is."""
+    if first.ref == second.ref:
+        return False
+    same_link = first.role == second.role == "link" and bool(first.href) and _path(first.href) == _path(second.href)
+    return not same_link
+
+
+def _path(href: str | None) -> str:
+    """A link's destination page: the address without query or fragment (presets do not change the page)."""
+    return urlsplit(href or "")._replace(query="", fragment="").geturl()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,60 +17,25 @@ from finrpa.agents.plan import TaskStatus
 from finrpa.browser import BrowserManager
 from finrpa.db.engine import unit_of_work
 from finrpa.runs.repository import RunRepository
-from finrpa.runs.service import RunRequest, create_run
-from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.ledger import statement_rows
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from finrpa.workflows.binding import ArgumentError
-from finrpa.workflows.loader import get_template
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.runs import RunHarness, run_harness
+from tests.integration.runs.conftest import configure, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 ACCOUNT = "1001020309000123456"
 
 
-@pytest.fixture(scope="module")
-def sandbox() -> Iterator[SandboxServer]:
-    server = SandboxServer(SandboxConfig(port=0, expose_state=True, dynamic_ids=True))
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def manager() -> AsyncIterator[BrowserManager]:
-    browser = BrowserManager()
-    await browser.start()
-    yield browser
-    await browser.close()
-
-
 @pytest_asyncio.fixture(loop_scope="module", params=backends())
-async def harness(
-    request: pytest.FixtureRequest, tmp_path: Path, manager: BrowserManager
-) -> AsyncIterator[RunHarness]:
+async def harness(request: pytest.FixtureRequest, tmp_path: Path, manager: BrowserManager) -> AsyncIterator[RunHarness]:
     async with fresh_database(request.param, tmp_path) as url:
         async for item in run_harness(url, tmp_path / "var", manager, {"bank": DEMO_PASSWORD}):
             yield item
-
-
-def sandbox_state(sandbox: SandboxServer) -> dict[str, Any]:
-    return dict(httpx.get(f"{sandbox.base_url}/__sandbox__/state", timeout=10).json())
-
-
-def configure(sandbox: SandboxServer, **changes: Any) -> None:
-    httpx.post(f"{sandbox.base_url}/__sandbox__/config", json=changes, timeout=10).raise_for_status()
-
-
-async def start(harness: RunHarness, template_id: str, arguments: dict[str, Any]) -> str:
-    with system_context("test: start a run", org_id=harness.org_id):
-        async with unit_of_work(harness.app.database.sessions) as session:
-            run = await create_run(session, RunRequest(get_template(template_id), arguments))
-            return run.id
 
 
 def statement_arguments(sandbox: SandboxServer, **overrides: str) -> dict[str, Any]:

@@ -79,6 +79,7 @@ class FormFillSkill(BaseSkill[FormFillParams]):
             await page.set_field(label, str(context.upload_file(path)))
         data: dict[str, Any] = {"filled": sorted([*params.fields, *params.files])}
         if params.submit:
+            context.effect_attempted = True
             await page.click(params.submit, roles=CLICKABLE)
             snapshot = await page.observe()
             raise_if_transient(snapshot)
