@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from json.encoder import encode_basestring  # the C escaper json.dumps(ensure_ascii=False) uses for strings
 from typing import Any
 
 from finrpa.audit.merkle import leaf_hash
@@ -56,6 +57,12 @@ CHAINED_FIELDS: tuple[str, ...] = (
 _ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+# The chained fields in canonical (sorted) order; "v" sorts after all of them and closes every document.
+SORTED_FIELDS: tuple[str, ...] = tuple(sorted(CHAINED_FIELDS))
+_TEMPLATE = "{" + ",".join(encode_basestring(name) + ":%s" for name in SORTED_FIELDS) + f',"v":{CHAIN_VERSION}}}'
+assert SORTED_FIELDS[-1] < "v"
+
+
 def canonical_json(value: Any) -> str:
     return _ENCODER.encode(value)
 
@@ -82,17 +89,32 @@ def row_document(values: Mapping[str, Any]) -> dict[str, Any]:
     return document
 
 
-def document_from_row(row: tuple[Any, ...]) -> dict[str, Any]:
-    """Like :func:`row_document` for a tuple in :data:`CHAINED_FIELDS` order (the fast path of verify)."""
-    document = dict(zip(CHAINED_FIELDS, row, strict=True))
-    document["created_at"] = format_timestamp(document["created_at"])
-    document["has_approval"] = bool(document["has_approval"])
-    document["v"] = CHAIN_VERSION
-    return document
-
-
 def canonical_bytes(document: Mapping[str, Any]) -> bytes:
     return canonical_json(document).encode()
+
+
+def canonical_row(values: Sequence[Any]) -> bytes:
+    """The same bytes as ``canonical_bytes(row_document(...))`` for column values in SORTED_FIELDS order.
+
+    The fast path of verify and append: the fixed keys are a format template and each value is encoded by
+    the encoder json itself uses for its type (several times faster than building and sorting a dict; the
+    tests check it against the generic form).
+    """
+    encoded = tuple([_ENCODERS.get(type(value), canonical_json)(value) for value in values])
+    return (_TEMPLATE % encoded).encode()
+
+
+def _encode_timestamp(value: datetime) -> str:
+    return '"' + format_timestamp(value) + '"'
+
+
+_ENCODERS: dict[type, Any] = {
+    str: encode_basestring,
+    int: int.__repr__,
+    bool: lambda value: "true" if value else "false",
+    type(None): lambda _value: "null",
+    datetime: _encode_timestamp,
+}
 
 
 def hash_bytes(canonical: bytes) -> str:

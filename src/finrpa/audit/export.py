@@ -18,6 +18,7 @@ trail that is intact. Exporting is itself an audit event (EXPORT).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -90,7 +91,9 @@ async def export_evidence(
     previous = await _previous_checkpoint(service, org_id, checkpoint)
     files = _bundle_files(service, report, records, checkpoint, previous)
     problems = await _add_screenshots(service, records, files)
-    summary = _write_zip(service, destination, org_id, criteria, exported_by, report, records, files, problems)
+    summary = await asyncio.to_thread(
+        _write_zip, service, destination, org_id, criteria, exported_by, report, records, files, problems
+    )
     await service.append(session, _export_event(org_id, exported_by, criteria, summary))
     return summary
 

@@ -15,7 +15,7 @@ from sqlalchemy import Select, and_, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finrpa.audit.canonical import CHAINED_FIELDS, GENESIS_HASH
+from finrpa.audit.canonical import GENESIS_HASH, SORTED_FIELDS
 from finrpa.audit.models import AuditChainHead, AuditRecord
 from finrpa.tenancy import current_tenant
 
@@ -77,7 +77,7 @@ class AuditRepository:
         return None if row is None else ChainHead(seq=row.seq, row_hash=row.row_hash)
 
     async def chain_batches(self, org_id: str, batch_size: int = 5000) -> AsyncIterator[Sequence[Any]]:
-        """Every row of the organisation as (CHAINED_FIELDS…, row_hash) tuples in (seq, id) order.
+        """Every row of the organisation as (SORTED_FIELDS…, row_hash) tuples in (seq, id) order.
 
         A Core statement (about twice as fast as the ORM for this bulk read), so the tenancy hook does not
         see it: the same rule is applied here — no rows unless the current context may see ``org_id`` —
@@ -86,7 +86,7 @@ class AuditRepository:
         if not _context_sees(org_id):
             return
         table = AuditRecord.__table__
-        columns = [table.c[name] for name in (*CHAINED_FIELDS, "row_hash")]
+        columns = [table.c[name] for name in (*SORTED_FIELDS, "row_hash")]
         last: tuple[int, str] | None = None
         while True:
             statement = select(*columns).where(table.c.org_id == org_id)

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finrpa.audit.canonical import canonical_bytes, canonical_json, hash_bytes, row_document
+from finrpa.audit.canonical import SORTED_FIELDS, canonical_json, canonical_row, hash_bytes
 from finrpa.audit.checkpoints import (
     Checkpoint,
     CheckpointStore,
@@ -133,7 +133,7 @@ class AuditService:
             values["seq"] = head.seq + 1
             values["prev_hash"] = head.row_hash
             values["created_at"] = now
-            values["row_hash"] = hash_bytes(canonical_bytes(row_document(values)))
+            values["row_hash"] = hash_bytes(canonical_row([values[name] for name in SORTED_FIELDS]))
             head = ChainHead(seq=values["seq"], row_hash=values["row_hash"])
             rows.append(values)
         await repository.insert_records(rows)

@@ -20,12 +20,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from finrpa.audit.canonical import GENESIS_HASH, canonical_bytes, document_from_row
+from finrpa.audit.canonical import GENESIS_HASH, SORTED_FIELDS, canonical_row
 from finrpa.audit.checkpoints import Checkpoint
 from finrpa.audit.merkle import LEAF_PREFIX, MerkleAccumulator
 
 ProblemKind = Literal["modified", "deleted", "inserted", "truncated", "checkpoint"]
 _WINDOW = 4  # rows remembered to recognise insertions and renumbering
+_SEQ = SORTED_FIELDS.index("seq")
+_ID = SORTED_FIELDS.index("id")
+_PREV = SORTED_FIELDS.index("prev_hash")
+_FLAG = SORTED_FIELDS.index("has_approval")
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ class ChainReport:
 
 
 class ChainVerifier:
-    """Feed it rows (tuples in CHAINED_FIELDS order followed by row_hash) in (seq, id) order."""
+    """Feed it rows (column values in SORTED_FIELDS order, then row_hash) in (seq, id) order."""
 
     def __init__(
         self,
@@ -111,16 +115,18 @@ class ChainVerifier:
         return report
 
     def _check_row(self, row: Sequence[Any]) -> bool:
-        document = document_from_row(tuple(row[:-1]))
+        values = row[:-1]
+        if type(values[_FLAG]) is not bool:  # a driver that returns 0/1 for booleans
+            values = (*values[:_FLAG], bool(values[_FLAG]), *values[_FLAG + 1 :])
         stored_hash: str = row[-1]
-        canonical = canonical_bytes(document)
-        seq: int = document["seq"]
+        canonical = canonical_row(values)
+        seq: int = values[_SEQ]
         if seq != self._expected:
-            return self._fail(*self._seq_problem(seq, document["id"]))
+            return self._fail(*self._seq_problem(seq, values[_ID]))
         if hashlib.sha256(canonical).hexdigest() != stored_hash:
-            return self._fail(*self._content_problem(document, stored_hash))
-        if document["prev_hash"] != self.report.last_row_hash:
-            return self._fail(*self._link_problem(seq, document["prev_hash"]))
+            return self._fail(*self._content_problem(values, stored_hash))
+        if values[_PREV] != self.report.last_row_hash:
+            return self._fail(*self._link_problem(seq, values[_PREV]))
         self._accept(seq, stored_hash, canonical)
         return self._check_due_checkpoint()
 
@@ -143,9 +149,9 @@ class ChainVerifier:
             return "deleted", self._expected, f"rows with seq {missing} are missing (the next row is seq {seq})"
         return "inserted", seq, f"seq {seq} appears again (row {row_id}): a row was inserted into the chain"
 
-    def _content_problem(self, document: dict[str, Any], stored_hash: str) -> tuple[ProblemKind, int, str]:
-        seq = document["seq"]
-        original = _original_seq(document, stored_hash)
+    def _content_problem(self, values: Sequence[Any], stored_hash: str) -> tuple[ProblemKind, int, str]:
+        seq: int = values[_SEQ]
+        original = _original_seq(values, stored_hash)
         if original is not None and original < seq:
             return (
                 "inserted",
@@ -235,14 +241,14 @@ class ChainVerifier:
             )
 
 
-def _original_seq(document: dict[str, Any], stored_hash: str) -> int | None:
+def _original_seq(values: Sequence[Any], stored_hash: str) -> int | None:
     """If the row is intact except for its seq, the seq it was hashed with (renumbering)."""
-    seq: int = document["seq"]
+    seq: int = values[_SEQ]
     for shift in (1, -1, 2, -2, 3, -3):
         candidate = seq + shift
         if candidate < 1:
             continue
-        trial = {**document, "seq": candidate}
-        if hashlib.sha256(canonical_bytes(trial)).hexdigest() == stored_hash:
+        trial = [*values[:_SEQ], candidate, *values[_SEQ + 1 :]]
+        if hashlib.sha256(canonical_row(trial)).hexdigest() == stored_hash:
             return candidate
     return None

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import boto3
-from botocore.config import Config
+from typing import TYPE_CHECKING, Any
 
 from finrpa.config import Settings
 from finrpa.objectstore.links import LinkSigner, link_key
 from finrpa.objectstore.local import LocalObjectStore
 from finrpa.objectstore.port import ObjectStore
-from finrpa.objectstore.s3 import S3ObjectStore
+
+if TYPE_CHECKING:
+    from finrpa.objectstore.s3 import S3ObjectStore
 
 
 def uses_s3(settings: Settings) -> bool:
@@ -34,6 +33,9 @@ def local_store_from_settings(settings: Settings) -> LocalObjectStore:
 
 def s3_client(settings: Settings) -> Any:
     """A boto3 S3 client that signs with SigV4 and, for MinIO/Ceph endpoints, uses path-style URLs."""
+    import boto3  # imported on first use: boto3 takes a while to load and the embedded setup never needs it
+    from botocore.config import Config
+
     secret = settings.s3_secret_access_key.get_secret_value() if settings.s3_secret_access_key else None
     config = Config(
         signature_version="s3v4",
@@ -56,6 +58,8 @@ def s3_client(settings: Settings) -> Any:
 
 
 def s3_store_from_settings(settings: Settings) -> S3ObjectStore:
+    from finrpa.objectstore.s3 import S3ObjectStore
+
     return S3ObjectStore(
         s3_client(settings),
         bucket_prefix=settings.s3_bucket_prefix,

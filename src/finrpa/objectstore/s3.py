@@ -177,10 +177,13 @@ class S3ObjectStore:
                 raise _unavailable(exc, f"create bucket {bucket}") from exc
         if self.mode == "object_lock":
             retention = {"Mode": self.lock_mode, "Days": self.lock_days}
-            self._client.put_object_lock_configuration(
-                Bucket=bucket,
-                ObjectLockConfiguration={"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": retention}},
-            )
+            try:
+                self._client.put_object_lock_configuration(
+                    Bucket=bucket,
+                    ObjectLockConfiguration={"ObjectLockEnabled": "Enabled", "Rule": {"DefaultRetention": retention}},
+                )
+            except ClientError as exc:
+                raise _unavailable(exc, f"set the default Object Lock retention of {bucket}") from exc
 
 
 def _error_code(exc: ClientError) -> str:
