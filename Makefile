@@ -29,7 +29,7 @@ chaos: setup
 	FINRPA_SLOW=1 $(PY) -m pytest -m slow tests $(PYTEST_ARGS)
 
 bench: setup
-	@for f in bench/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+	@for f in bench/bench_*.py; do m=$$(basename $$f .py); echo "== $$m"; $(PY) -m bench.$$m || exit 1; done
 
 clean:
 	rm -rf var .pytest_cache .mypy_cache .ruff_cache

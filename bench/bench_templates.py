@@ -1,0 +1,196 @@
+"""Each template's wall time through FinRPA (verified actions, events, checkpoints, audit rows; screenshots on
+and off) against the hand-written Playwright baseline doing the same clicks, interleaved in one run.
+
+    python bench/bench_templates.py [--layout v1|v2] [--repeat 3] [--flows bank_statement,bank_payment]
+
+Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
+ratios of medians measured side by side, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.baseline.flows import FLOWS
+from playwright.async_api import Page, async_playwright
+
+from finrpa.agents.plan import TaskStatus
+from finrpa.audit.service import AuditService
+from finrpa.bootstrap import App, open_app
+from finrpa.browser import BrowserManager
+from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
+from finrpa.commands.runs import start_run
+from finrpa.config import Settings
+from finrpa.db.engine import unit_of_work
+from finrpa.identity.permissions import Principal
+from finrpa.identity.service import DirectoryService
+from finrpa.runs.runner import RunnerOptions, RunRunner
+from finrpa.runs.secrets import vault_secrets
+from finrpa.sandbox.config import SandboxConfig
+from finrpa.sandbox.directory import DEMO_PASSWORD
+from finrpa.sandbox.policies import policy_book
+from finrpa.sandbox.server import SandboxServer
+from finrpa.tenancy.context import system_context
+from finrpa.vault.service import VaultService
+
+TEMPLATES = {
+    "bank_statement": "bank_statement_download",
+    "bank_payment": "bank_payment_submission",
+    "insurance_application": "insurance_policy_application",
+    "insurance_claim": "insurance_claim_submission",
+    "securities_report": "securities_compliance_report",
+    "securities_trades": "securities_trade_record_export",
+}
+# The statement and trades templates also read every page of the results table; the baseline must too.
+PAGED = {"bank_statement": ("交易明细", "下一页"), "securities_trades": ("成交记录", "下一页")}
+PAGED_V2 = {"bank_statement": ("账户交易明细", "后一页"), "securities_trades": ("成交明细", "后一页")}
+
+
+def template_arguments(flow: str, base: str, params: dict[str, Any], seed: int, counter: int) -> dict[str, Any]:
+    login = {"username": params["username"], "password": "secret://sandbox"}
+    if flow == "bank_statement":
+        return login | {"bank_url": f"{base}/bank/login", "account_number": params["account"],
+                        "start_date": params["start"], "end_date": params["end"]}
+    if flow == "bank_payment":
+        return login | {"bank_url": f"{base}/bank/login", "payer_account": params["payer_account"],
+                        "payee_name": params["payee_name"], "payee_account": params["payee_account"],
+                        "payee_bank": params["payee_bank"], "amount": params["amount"],
+                        "business_ref": f"BENCH-{counter}"}
+    if flow == "insurance_application":
+        first = params["beneficiaries"][0]
+        return login | {"insurance_url": f"{base}/insurance/login", "applicant_name": params["applicant_name"],
+                        "id_number": params["id_number"], "product": params["product"],
+                        "effective_date": params["start"], "expiry_date": params["end"],
+                        "beneficiary_name": first["name"], "beneficiary_relation": first["relation"],
+                        "beneficiary_share": "100"}
+    if flow == "insurance_claim":
+        policy = policy_book(seed)[counter % 5]
+        return login | {"insurance_url": f"{base}/insurance/login", "policy_number": policy.policy_no,
+                        "loss_date": (policy.start + timedelta(days=30)).isoformat(), "loss_cause": params["cause"],
+                        "claim_amount": params["amount"], "description": params["description"]}
+    if flow == "securities_report":
+        return login | {"securities_url": f"{base}/securities/login", "report_type": params["report_type"],
+                        "reporting_period": params["period"], "report_file": params["file"],
+                        "remarks": f"{params['remarks']} {counter}"}
+    return login | {"securities_url": f"{base}/securities/login", "start_date": params["start"],
+                    "end_date": params["end"]}
+
+
+async def read_pages(page: Page, table: str, next_label: str) -> int:
+    pages = 1
+    while True:
+        await page.get_by_role("table", name=table).locator("tbody tr").first.inner_text()
+        following = page.get_by_role("link", name=next_label, exact=True)
+        if await following.count() == 0:
+            return pages
+        await following.click()
+        await page.wait_for_load_state("domcontentloaded")
+        pages += 1
+
+
+async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> float:
+    spec = FLOWS[flow]
+    context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
+    page = await context.new_page()
+    params = spec.params(folder, seed)
+    started = time.perf_counter()
+    await spec.runner(layout)(page, base, params)
+    paged = (PAGED_V2 if layout == "v2" else PAGED).get(flow)
+    if paged:
+        await read_pages(page, *paged)
+    elapsed = time.perf_counter() - started
+    await context.close()
+    return elapsed
+
+
+async def run_finrpa(app: App, org_id: str, runner: RunRunner, flow: str, base: str, folder: Path, seed: int,
+                     counter: int) -> float:
+    params = FLOWS[flow].params(folder, seed)
+    arguments = template_arguments(flow, base, params, seed, counter)
+    run_id = await start_run(app, org_id, TEMPLATES[flow], arguments, created_by="bench")
+    started = time.perf_counter()
+    state = await runner.execute(run_id, org_id)
+    elapsed = time.perf_counter() - started
+    if state.status is not TaskStatus.COMPLETED:
+        raise SystemExit(f"{flow}: FinRPA run {run_id} ended {state.status.value}: {state.last_error}")
+    return elapsed
+
+
+async def prepare(settings: Settings) -> str:
+    async with open_app(settings, auto_migrate=True) as app:
+        with system_context("bench: create organisation"):
+            async with unit_of_work(app.database.sessions) as session:
+                org = await DirectoryService(session, settings).create_organization(
+                    Principal.platform("-", "bench"), slug="bench", name="Bench")
+        with system_context("bench: store sandbox password", org_id=org.id):
+            async with unit_of_work(app.database.sessions) as session:
+                await VaultService(session, settings).put_secret(Principal.platform(org.id, "bench"), org.id,
+                                                                 "sandbox", DEMO_PASSWORD)
+    return str(org.id)
+
+
+async def bench(layout: str, repeat: int, flows: list[str]) -> None:
+    chromium = locate_chromium()
+    assert chromium is not None, "Chromium is needed"
+    with tempfile.TemporaryDirectory() as tmp, SandboxServer(SandboxConfig(port=0, layout=layout)) as sandbox:
+        root = Path(tmp)
+        (root / "var" / "uploads").mkdir(parents=True)
+        settings = Settings(data_dir=root / "var")
+        org_id = await prepare(settings)
+        async with open_app(settings) as app, async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=chromium.path, args=list(CHROMIUM_ARGS))
+            manager = BrowserManager()
+            await manager.start()
+            audit = AuditService.from_settings(settings)
+            secrets = vault_secrets(app.database.sessions, settings, audit)
+            runners = {
+                shots: RunRunner(settings, app.database, audit=audit, secrets=secrets, manager=manager,
+                                 options=RunnerOptions(screenshots=shots))
+                for shots in (True, False)
+            }
+            print(f"layout {layout}, {repeat} interleaved repeats per flow (median seconds; ratio to baseline)")
+            print(f"{'flow':<24}{'baseline':>10}{'FinRPA+shots':>14}{'ratio':>8}{'FinRPA':>10}{'ratio':>8}")
+            counter = 0
+            for flow in flows:
+                times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
+                for attempt in range(repeat):
+                    order = ["base", "shots", "plain"]
+                    order = order[attempt % 3:] + order[:attempt % 3]
+                    for kind in order:
+                        folder = root / "work" / f"{flow}-{kind}-{attempt}"
+                        folder.mkdir(parents=True)
+                        if flow == "securities_report":
+                            folder = root / "var" / "uploads" / f"{flow}-{kind}-{attempt}"
+                            folder.mkdir(parents=True)
+                        counter += 1
+                        if kind == "base":
+                            times[kind].append(await run_baseline(browser, flow, layout, sandbox.base_url, folder,
+                                                                  sandbox.config.seed))
+                        else:
+                            runner = runners[kind == "shots"]
+                            times[kind].append(await run_finrpa(app, org_id, runner, flow, sandbox.base_url, folder,
+                                                                sandbox.config.seed, counter))
+                base, shots, plain = (statistics.median(times[k]) for k in ("base", "shots", "plain"))
+                print(f"{flow:<24}{base:>10.2f}{shots:>14.2f}{shots / base:>7.2f}x{plain:>10.2f}{plain / base:>7.2f}x")
+            await manager.close()
+            await browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layout", choices=("v1", "v2"), default="v1")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--flows", default=",".join(TEMPLATES))
+    args = parser.parse_args()
+    asyncio.run(bench(args.layout, args.repeat, args.flows.split(",")))
+
+
+if __name__ == "__main__":
+    main()
