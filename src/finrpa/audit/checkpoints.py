@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from finrpa.audit.canonical import canonical_json
 from finrpa.audit.keys import SigningKey, signature_valid
 from finrpa.exceptions import ConflictError
+from finrpa.objectstore.layout import check_segment
 from finrpa.objectstore.port import ObjectAlreadyExistsError, ObjectStore
 
 CHECKPOINT_FORMAT = "finrpa-audit-checkpoint/1"
@@ -82,6 +83,7 @@ def sign_checkpoint(checkpoint: Checkpoint, key: SigningKey) -> SignedCheckpoint
 
 
 def checkpoint_name(org_id: str, tree_size: int) -> str:
+    check_segment(org_id)  # the organisation id becomes a folder name
     return f"{PREFIX}/{org_id}/checkpoint-{tree_size:012d}.json"
 
 
@@ -128,6 +130,7 @@ class DirectoryCheckpointStore:
         return str(path)
 
     async def load(self, org_id: str) -> list[tuple[str, bytes]]:
+        check_segment(org_id)
         return await asyncio.to_thread(self._load_sync, org_id)
 
     async def org_ids(self) -> list[str]:
@@ -179,6 +182,7 @@ class ObjectStoreCheckpointStore:
         return f"{self.bucket}/{name}"
 
     async def load(self, org_id: str) -> list[tuple[str, bytes]]:
+        check_segment(org_id)
         keys = await self.objects.list_keys(f"{PREFIX}/{org_id}/", bucket=self.bucket)
         names = sorted(key for key in keys if _NAME.match(key.rsplit("/", 1)[-1]))
         return [(f"{self.bucket}/{key}", await self.objects.get(key, bucket=self.bucket)) for key in names]
