@@ -66,10 +66,7 @@ def upgrade() -> None:
     op.execute(_CREATE_ROLE)
     op.execute("GRANT USAGE ON SCHEMA public TO finrpa_app")
     op.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO finrpa_app")
-    op.execute(
-        "ALTER DEFAULT PRIVILEGES IN SCHEMA public "
-        "GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO finrpa_app"
-    )
+    op.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO finrpa_app")
     op.execute("ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT USAGE, SELECT ON SEQUENCES TO finrpa_app")
 
 

@@ -34,9 +34,7 @@ TENANT_TABLES = (
 )
 
 
-def _id(
-    name: str = "id", *args: sa.ForeignKey, nullable: bool = False, primary_key: bool = False
-) -> sa.Column[str]:
+def _id(name: str = "id", *args: sa.ForeignKey, nullable: bool = False, primary_key: bool = False) -> sa.Column[str]:
     return sa.Column(name, sa.String(32), *args, nullable=nullable, primary_key=primary_key)
 
 
@@ -49,9 +47,7 @@ def _flag(name: str) -> sa.Column[bool]:
 
 
 def _org_fk() -> sa.Column[str]:
-    return sa.Column(
-        "org_id", sa.String(32), sa.ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False
-    )
+    return sa.Column("org_id", sa.String(32), sa.ForeignKey("organizations.id", ondelete="CASCADE"), nullable=False)
 
 
 def _user_fk() -> sa.ForeignKeyConstraint:
@@ -202,9 +198,7 @@ def _create_auth_tables() -> None:
         sa.Column("succeeded", sa.Boolean, nullable=False),
         _created(),
     )
-    op.create_index(
-        "ix_login_attempts_org_username_created", "login_attempts", ["org_id", "username", "created_at"]
-    )
+    op.create_index("ix_login_attempts_org_username_created", "login_attempts", ["org_id", "username", "created_at"])
     op.create_table(
         "api_keys",
         _id(primary_key=True),
