@@ -1,0 +1,113 @@
+"""The embedded run worker of ``finrpa serve``: runs created through the API execute in this process.
+
+``schedule_run(state, run_id, org_id)`` is the one door: it hands the run to the embedded worker, which runs
+``RunRunner.execute`` as a background task (one Chromium for the process, started on the first run). The
+durable DBOS worker will replace this behind the same function. Without an embedded worker (``--no-worker``)
+runs stay PENDING for a separate worker process.
+
+At start-up the worker picks up runs left PENDING or RUNNING by a previous process (the run's fencing token
+makes the takeover safe); runs waiting for a person or an approval stay where they are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlalchemy import select
+
+from finrpa.agents.plan import TaskStatus
+from finrpa.audit.service import AuditService
+from finrpa.config import Settings
+from finrpa.db.engine import unit_of_work
+from finrpa.exceptions import FinRPAError
+from finrpa.http.metrics import RUNS_FINISHED, RUNS_STARTED
+from finrpa.http.state import ApiState
+from finrpa.runs.models import Run
+from finrpa.runs.runner import RunnerOptions, RunRunner
+from finrpa.runs.secrets import vault_secrets
+from finrpa.tenancy.context import system_context
+from finrpa.tenancy.database import TenantDatabase
+
+logger = logging.getLogger(__name__)
+
+RESUMABLE = (TaskStatus.PENDING.value, TaskStatus.RUNNING.value)
+
+
+class EmbeddedWorker:
+    def __init__(self, settings: Settings, database: TenantDatabase, audit: AuditService) -> None:
+        self.settings = settings
+        self.database = database
+        self.runner = RunRunner(
+            settings,
+            database,
+            audit=audit,
+            secrets=vault_secrets(database.sessions, settings, audit),
+            options=RunnerOptions(worker_id="embedded-api"),
+        )
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._started = False
+        self._start_lock = asyncio.Lock()
+
+    def schedule(self, run_id: str, org_id: str) -> None:
+        """Execute the run in the background (a no-op when it is already executing here)."""
+        if run_id in self._tasks:
+            return
+        task = asyncio.create_task(self._execute(run_id, org_id), name=f"finrpa-run-{run_id}")
+        self._tasks[run_id] = task
+        task.add_done_callback(lambda _: self._tasks.pop(run_id, None))
+        RUNS_STARTED.inc()
+
+    def is_executing(self, run_id: str) -> bool:
+        return run_id in self._tasks
+
+    async def stop_run(self, run_id: str) -> None:
+        """Stop executing a run here (after it was fenced off, e.g. cancelled); waits for the task to end."""
+        task = self._tasks.get(run_id)
+        if task is None:
+            return
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    async def resume_unfinished(self) -> int:
+        """Schedule every run a previous process left PENDING or RUNNING; returns how many."""
+        with system_context("embedded worker: resume unfinished runs after start-up"):
+            async with unit_of_work(self.database.sessions) as session:
+                rows = (await session.execute(select(Run.id, Run.org_id).where(Run.status.in_(RESUMABLE)))).all()
+        for run_id, org_id in rows:
+            self.schedule(run_id, org_id)
+        return len(rows)
+
+    async def close(self) -> None:
+        tasks = list(self._tasks.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self._started:
+            await self.runner.close()
+
+    async def _execute(self, run_id: str, org_id: str) -> None:
+        try:
+            await self._ensure_started()
+            state = await self.runner.execute(run_id, org_id)
+            RUNS_FINISHED.labels(status=state.status.value).inc()
+        except FinRPAError as exc:
+            logger.warning("run stopped with an error", extra={"run_id": run_id, "org_id": org_id, "error": exc.message})
+            RUNS_FINISHED.labels(status="ERROR").inc()
+        except Exception:  # noqa: BLE001 - a run's crash must not take the API down; it is resumable
+            logger.exception("run crashed in the embedded worker", extra={"run_id": run_id, "org_id": org_id})
+            RUNS_FINISHED.labels(status="CRASHED").inc()
+
+    async def _ensure_started(self) -> None:
+        async with self._start_lock:
+            if not self._started:
+                await self.runner.start()
+                self._started = True
+
+
+def schedule_run(state: ApiState, run_id: str, org_id: str) -> None:
+    """Hand a run to whatever executes runs for this API process (see the module docstring)."""
+    if state.worker is None:
+        logger.info("run queued for a separate worker", extra={"run_id": run_id, "org_id": org_id})
+        return
+    state.worker.schedule(run_id, org_id)
