@@ -103,6 +103,22 @@ async def fixture_pages(manager: BrowserManager, base_url: str, repeat: int, row
         await run.close()
 
 
+async def generated_page(manager: BrowserManager, repeat: int, rows: list[tuple[str, ...]]) -> None:
+    """The 5,000-element statement page of bench_dom_hash.py: a stress case for build time and the cap."""
+    from bench.bench_dom_hash import generated_page as page_html
+
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "big.html").write_text(page_html(), encoding="utf-8")
+        server, site = serve_directory(Path(folder))
+        run = await manager.new_run(RunBrowserConfig(run_id="bench", downloads_dir=Path(folder),
+                                                     portal_urls=[site.base_url]))
+        controller = Controller(run, screenshots=False)
+        await controller.navigate(site.url("big.html"))
+        await measure(controller, "generated 5,000 elements", repeat, rows)
+        await run.close()
+        server.shutdown()
+
+
 async def action_cost(manager: BrowserManager, base_url: str, rounds: int) -> None:
     """Fill three fields and click a button: hand-written Playwright vs Controller (without/with screenshots)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -159,6 +175,7 @@ async def main() -> None:
         if not args.skip_sandbox:
             await sandbox_pages(manager, args.repeat, rows)
         await fixture_pages(manager, site.base_url, args.repeat, rows)
+        await generated_page(manager, args.repeat, rows)
         header = ("page", "build ms", "elements", "frames", "tokens@2k", "tokens full", "")
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         for row in [header, *rows]:

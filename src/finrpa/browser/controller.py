@@ -371,8 +371,8 @@ class Controller:
     async def _extract(self, ctx: OpContext, action: Extract, seen: _Seen | None) -> OpResult:
         if action.what == "table":
             return await do_extract_table(ctx, seen.snapshot if seen else None, action.table_id, action.max_rows)
-        text = await invoke(ctx.tab.page.main_frame, "snapshot", {"maxElements": 0, "maxText": 100_000})
-        return OpResult(text=str(text.get("text", "")))
+        text = await invoke(ctx.tab.page.main_frame, "pageText", 100_000)
+        return OpResult(text=str(text))
 
     async def _tab(self, tab_id: str | None) -> Tab:
         if tab_id is None and not self.run.tabs:

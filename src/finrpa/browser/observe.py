@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -71,9 +72,10 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
 async def _observe_frame(node: FrameNode, opts: dict[str, Any]) -> _FrameResult:
     frame_opts = dict(opts, withHtml=opts["withHtml"] and node.parent is None)
     try:
-        data = await invoke(node.frame, "snapshot", frame_opts)
+        raw = await invoke(node.frame, "snapshot", frame_opts)
     except PlaywrightError:
-        data = None
+        raw = None
+    data = json.loads(raw) if isinstance(raw, str) else None
     return _FrameResult(node, data if isinstance(data, dict) else None)
 
 

@@ -3,6 +3,7 @@
 // inputs for masked screenshots. Everything here is read-only towards the page except data-finrpa-* marks.
 (() => {
   if (window.__finrpa_pm) return;
+  const stringify = JSON.stringify;  // captured before page scripts run
   const MAX_NAME = 80;
   const SIG_ATTRS = ["disabled", "hidden", "aria-hidden", "aria-disabled", "open", "inert", "type"];
   const INTERACTIVE_ROLES = new Set([
@@ -221,29 +222,41 @@
         el.tagName === "CAPTION") return clip(textOf(el), 60);
     return "";
   };
-  const containerOf = (el) => {
-    let node = el;
-    for (let depth = 0; depth < 12 && node; depth += 1) {
-      const parent = parentOf(node);
-      if (!parent) break;
-      if (parent.tagName === "FIELDSET") {
-        const legend = parent.querySelector(":scope > legend");
-        if (legend) return clip(textOf(legend), 60);
-      }
-      const role = parent.getAttribute("role");
-      if (role === "dialog" || role === "alertdialog" || parent.tagName === "DIALOG") {
-        const n = explicitLabel(parent);
-        if (n) return n;
-      }
-      let sib = node.previousElementSibling;
-      for (let hops = 0; sib && hops < 40; hops += 1, sib = sib.previousElementSibling) {
-        const h = headingText(sib) || (sib.children.length <= 2 && sib.firstElementChild
-          ? headingText(sib.firstElementChild) : "");
-        if (h) return h;
-      }
-      node = parent;
+  // The nearest heading, legend or dialog name above a node. Memoised per node during one snapshot or
+  // resolution (long tables would otherwise rescan the same siblings for every row).
+  let containerMemo = null;
+  const containerOf = (node) => {
+    if (containerMemo && containerMemo.has(node)) return containerMemo.get(node);
+    const parent = parentOf(node);
+    let found = "";
+    if (parent) {
+      found = containerHere(node, parent);
+      if (!found && parent.tagName !== "BODY") found = containerOf(parent);
+    }
+    if (containerMemo) containerMemo.set(node, found);
+    return found;
+  };
+  const containerHere = (node, parent) => {
+    if (parent.tagName === "FIELDSET") {
+      const legend = parent.querySelector(":scope > legend");
+      if (legend) return clip(textOf(legend), 60);
+    }
+    const role = parent.getAttribute("role");
+    if (role === "dialog" || role === "alertdialog" || parent.tagName === "DIALOG") {
+      const n = explicitLabel(parent);
+      if (n) return n;
+    }
+    let sib = node.previousElementSibling;
+    for (let hops = 0; sib && hops < 40; hops += 1, sib = sib.previousElementSibling) {
+      const h = headingText(sib) || (sib.children.length <= 2 && sib.firstElementChild
+        ? headingText(sib.firstElementChild) : "");
+      if (h) return h;
     }
     return "";
+  };
+  const memoised = (fn) => (...args) => {
+    containerMemo = new Map();
+    try { return fn(...args); } finally { containerMemo = null; }
   };
   const rowOf = (el) => {
     let node = parentOf(el);
@@ -702,17 +715,19 @@
   const snapshot = (opts) => {
     const items = collect(null);
     const peers = groupPeers(items);
-    const max = opts.maxElements || 1500;
-    return {
+    const max = opts.maxElements === undefined ? 1500 : opts.maxElements;
+    // One JSON string: Playwright's structured serialisation of thousands of small objects is far slower.
+    return stringify({
       counters: counters(), title: document.title || "",
       elements: items.slice(0, max).map((i) => elementRecord(i, peers)), total_elements: items.length,
       dialogs: dialogs(), tables: tables(), headings: headings(),
       text: visibleText(opts.maxText || 4000),
       html_digest_source: opts.withHtml ? document.documentElement.outerHTML : null,
-    };
+    });
   };
+  const pageText = (limit) => visibleText(limit);
 
-  const api = { snapshot, resolve, take, resolveTake, lastResolve: () => state.lastResolve || null, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
+  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
     frameHit: (iframe, x, y) => {
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);
@@ -741,7 +756,7 @@
         checked: items.some((i) => readState(i.el, null).checked) };
     },
     extractTable: (caption, headers, max) => extractTable(caption, headers, max),
-    calendars, optionFingerprints, visibleOptionNames,
+    calendars: memoised(calendars), optionFingerprints: memoised(optionFingerprints), visibleOptionNames,
     describeElement: (el) => { const role = roleOf(el) || "clickable"; return describe(el, role); },
     visible, enabled, maskNumbers,
   };
