@@ -219,7 +219,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> Response
 
 _HTTP_DETAILS = {
     404: ("", "not_found"),
-    405: ("This route does not accept this method; see the API document for the methods it takes.", "method_not_allowed"),
+    405: ("This route does not accept this method; see the API document for its methods.", "method_not_allowed"),
     406: ("The server cannot produce the media type asked for in Accept.", "not_acceptable"),
     413: ("The request body is too large.", "payload_too_large"),
     415: ("Send the body as application/json.", "unsupported_media_type"),
@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--openapi", type=Path, required=True, help="Write the OpenAPI document to this file.")
     arguments = parser.parse_args(argv)
     write_openapi(arguments.openapi)
-    print(f"Wrote {arguments.openapi}")  # noqa: T201 - a command-line tool's one line of output
+    print(f"Wrote {arguments.openapi}")
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ class RequestContextMiddleware:
 
         try:
             await self.app(scope, receive, send_with_id)
-        except Exception as exc:  # noqa: BLE001 - the last line of defence: log and answer, never crash
+        except Exception as exc:
             logger.exception("unhandled error", extra={"request_id": request_id, "path": scope.get("path")})
             if not status["sent"]:
                 await self.on_unhandled(exc, request_id)(scope, receive, send_with_id)

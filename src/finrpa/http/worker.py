@@ -92,9 +92,10 @@ class EmbeddedWorker:
             state = await self.runner.execute(run_id, org_id)
             RUNS_FINISHED.labels(status=state.status.value).inc()
         except FinRPAError as exc:
-            logger.warning("run stopped with an error", extra={"run_id": run_id, "org_id": org_id, "error": exc.message})
+            fields = {"run_id": run_id, "org_id": org_id, "error": exc.message}
+            logger.warning("run stopped with an error", extra=fields)
             RUNS_FINISHED.labels(status="ERROR").inc()
-        except Exception:  # noqa: BLE001 - a run's crash must not take the API down; it is resumable
+        except Exception:
             logger.exception("run crashed in the embedded worker", extra={"run_id": run_id, "org_id": org_id})
             RUNS_FINISHED.labels(status="CRASHED").inc()
 

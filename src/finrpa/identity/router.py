@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
+from finrpa.exceptions import PermissionDeniedError
 from finrpa.http.caller import CurrentUser, DbSession
 from finrpa.http.problems import PROBLEM_RESPONSES
 from finrpa.identity.auth import TokenPair
@@ -23,7 +24,6 @@ from finrpa.identity.dependencies import auth_service
 from finrpa.identity.errors import AuthenticationError
 from finrpa.identity.models import GrantKind, Organization, Role
 from finrpa.identity.repository import IdentityRepository
-from finrpa.exceptions import PermissionDeniedError
 
 REFRESH_COOKIE = "finrpa_refresh"
 COOKIE_PATH = "/api/v1/auth"
@@ -48,7 +48,7 @@ class RefreshRequest(BaseModel):
 
 class TokenResponse(BaseModel):
     access_token: str
-    token_type: str = "Bearer"
+    token_type: str = "Bearer"  # noqa: S105 - the OAuth token type, not a secret
     expires_in: int = Field(description="Seconds until the access token expires.")
     refresh_token: str | None = Field(None, description="Only when asked for; otherwise it is in the cookie.")
 
@@ -124,7 +124,8 @@ async def me(caller: CurrentUser, session: DbSession) -> Me:
         is_org_admin=principal.is_org_admin,
         is_super_admin=principal.is_super_admin,
         departments=[
-            DepartmentRoles(department_id=dept, roles=sorted(roles)) for dept, roles in principal.department_roles.items()
+            DepartmentRoles(department_id=dept, roles=sorted(roles))
+            for dept, roles in principal.department_roles.items()
         ],
         business_line_ids=sorted(principal.business_line_ids),
         grants=[Grant(kind=g.kind, department_id=g.department_id) for g in principal.grants],
