@@ -80,13 +80,16 @@ from finrpa.browser.secret_text import SecretText
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation
 
-_GRACE_S = 15.0
+_GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
+_READ_TIMEOUT_S = 10.0
 
 
 class ElementReading(BaseModel):
+    """An element's current state, read without acting (value masked when sensitive)."""
+
     value: str | None
     checked: bool = False
-    sensitive: bool = False  # backstop over an action's own timeout (screenshots, recording)
+    sensitive: bool = False
 
 
 @dataclass
@@ -140,7 +143,13 @@ class Controller:
     async def observe(self, tab_id: str | None = None) -> PageSnapshot:
         """A fresh snapshot of the tab (the active one by default); actions may name it for 60+ s."""
         tab = await self._tab(tab_id)
-        snapshot = await build_snapshot(tab, self.observe_options)
+        timeout_s = self.observe_options.timeout_s
+        try:
+            snapshot = await asyncio.wait_for(build_snapshot(tab, self.observe_options), timeout_s)
+        except TimeoutError as exc:
+            raise ActionTimeoutError(
+                f"Tab {tab.tab_id} did not answer within {timeout_s:.0f} s (a busy or frozen page); try again."
+            ) from exc
         self._seen[snapshot.snapshot_id] = _Seen(
             snapshot, {f.path: (f.document, f.epoch) for f in snapshot.frames}
         )
@@ -153,11 +162,15 @@ class Controller:
         tab = await self._tab(tab_id)
         if target.fingerprint is None:
             raise InvalidActionError("Reading an element needs its fingerprint.")
-        resolved = await resolve_target(tab, target.fingerprint)
         try:
-            state = await resolved.handle.evaluate("el => window.__finrpa_pm.readState(el, null)")
+            resolved = await asyncio.wait_for(resolve_target(tab, target.fingerprint), _READ_TIMEOUT_S)
+            state = await asyncio.wait_for(
+                resolved.handle.evaluate("el => window.__finrpa_pm.readState(el, null)"), _READ_TIMEOUT_S
+            )
         except PlaywrightError as exc:
             raise refuse("detached", target.fingerprint) from exc
+        except TimeoutError as exc:
+            raise ActionTimeoutError("Reading the element took too long; the page may be frozen.") from exc
         return ElementReading(value=state["value"], checked=bool(state["checked"]), sensitive=bool(state["sensitive"]))
 
     async def accept_own_changes(self, snapshot: PageSnapshot) -> None:

@@ -33,6 +33,7 @@ class ObserveOptions:
     max_text_chars: int = 4000
     dom_digest: bool = True
     load_timeout_s: float = 10.0
+    timeout_s: float = 30.0  # the whole observation, including waiting for the document to load
 
 
 @dataclass

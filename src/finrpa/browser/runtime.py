@@ -45,6 +45,7 @@ from finrpa.browser.events import (
 from finrpa.browser.locate import CHROMIUM_ARGS, MISSING_CHROMIUM_HELP, locate_chromium
 from finrpa.browser.script import page_model_js
 from finrpa.browser.session_state import SessionState
+from finrpa.config import Settings
 
 
 class RunBrowserConfig(BaseModel):
@@ -86,6 +87,11 @@ class BrowserManager:
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._runs: set[RunBrowser] = set()
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> BrowserManager:
+        """A manager configured by FINRPA_CHROMIUM_PATH and FINRPA_HEADLESS."""
+        return cls(chromium_path=settings.chromium_path, headless=settings.headless)
 
     async def start(self) -> None:
         """Launch Chromium (found by :func:`locate_chromium`); raises BrowserUnavailableError if it cannot."""
