@@ -136,6 +136,15 @@ def _register_identity() -> None:
 _register_identity()
 
 
+def _register_approvals() -> None:
+    from finrpa.approvals.cli import approvals_app
+
+    app.add_typer(approvals_app, name="approvals")
+
+
+_register_approvals()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:

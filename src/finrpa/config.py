@@ -160,6 +160,15 @@ class Settings(BaseSettings):
     capability_token_ttl_s: int = 300
     capability_token_max_ttl_s: int = 3600
 
+    # Approvals (finrpa.approvals, SPEC §C11): maker-checker and dual control, timeouts, and the wait.
+    approval_timeout_high_s: int = 30 * 60  # low/medium/high risk: decide within 30 minutes or it times out
+    approval_timeout_critical_s: int = 60 * 60
+    approval_required_high: int = 1  # distinct approvers needed below critical
+    approval_required_critical: int = 2  # dual control
+    approval_poll_initial_s: float = 0.05  # without a working bus the waiter polls the database, backing off
+    approval_poll_max_s: float = 1.0
+    approval_recheck_s: float = 5.0  # with a working bus the waiter still reads the database this often
+
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:
         if self.env == "development":
