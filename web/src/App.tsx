@@ -1,0 +1,36 @@
+/** Routes: the login page until signed in, then the shell with one page per menu entry. */
+import { Button, Result, Spin } from "antd";
+import { Route, Routes, useNavigate } from "react-router-dom";
+import { useAuth } from "./auth/AuthProvider";
+import { useI18n } from "./i18n/I18nProvider";
+import { AppShell } from "./layout/AppShell";
+import { LoginPage } from "./pages/LoginPage";
+
+function NotFound() {
+  const { t } = useI18n();
+  const navigate = useNavigate();
+  return (
+    <Result
+      status="404"
+      title="404"
+      subTitle={t("app.notFound")}
+      extra={<Button onClick={() => navigate("/")}>{t("app.backHome")}</Button>}
+    />
+  );
+}
+
+export function App() {
+  const { state } = useAuth();
+  const { t } = useI18n();
+  if (state.phase === "checking") {
+    return <Spin fullscreen tip={t("app.loading")} />;
+  }
+  if (state.phase === "signedOut") return <LoginPage />;
+  return (
+    <AppShell>
+      <Routes>
+        <Route path="*" element={<NotFound />} />
+      </Routes>
+    </AppShell>
+  );
+}

@@ -1,0 +1,62 @@
+/** English messages; the type makes the table complete (every zh-CN key must be here). */
+import type { Messages } from "./messages.zh-CN";
+
+export const en: Messages = {
+  "app.name": "FinRPA",
+  "app.language": "Language",
+  "app.signOut": "Sign out",
+  "app.loading": "Loading…",
+  "app.retry": "Retry",
+  "app.refresh": "Refresh",
+  "app.error.network": "The server cannot be reached; check the connection and try again.",
+  "app.error.sessionExpired": "Your session has expired; sign in again.",
+  "app.error.forbidden": "You are not allowed to do this; ask your organisation's administrator for the right.",
+  "app.notFound": "This page does not exist.",
+  "app.backHome": "Back to the overview",
+
+  "menu.overview": "Overview",
+  "menu.tasks": "Tasks",
+  "menu.approvals": "Approvals",
+  "menu.audit": "Audit",
+  "menu.cost": "Cost",
+  "menu.catalogue": "Skills & templates",
+  "menu.admin": "Administration",
+
+  "login.title": "Sign in to FinRPA",
+  "login.subtitle": "Web-portal automation for financial institutions",
+  "login.org": "Organisation",
+  "login.org.placeholder": "e.g. demo-bank",
+  "login.username": "Username",
+  "login.password": "Password",
+  "login.submit": "Sign in",
+  "login.required": "Enter the {field}",
+  "login.failed": "Sign-in failed: {detail}",
+
+  "status.PENDING": "Queued",
+  "status.RUNNING": "Running",
+  "status.WAITING_APPROVAL": "Waiting for approval",
+  "status.NEEDS_HUMAN": "Needs a person",
+  "status.COMPLETED": "Completed",
+  "status.FAILED": "Failed",
+  "status.ABORTED": "Aborted",
+  "status.TIMEOUT": "Timed out",
+  "subtask.PENDING": "Not started",
+  "subtask.RUNNING": "Running",
+  "subtask.SUCCESS": "Succeeded",
+  "subtask.FAILED": "Failed",
+  "subtask.SKIPPED": "Skipped",
+
+  "form.problem.required": "Required",
+  "form.problem.not_a_date": "Enter a date as YYYY-MM-DD",
+  "form.problem.not_a_url": "Enter an address starting with http:// or https://",
+  "form.problem.not_a_number": "Enter a number, e.g. 1234.56",
+  "form.problem.not_an_integer": "Enter a whole number",
+  "form.problem.not_a_secret_reference":
+    "For security this field only takes a credential reference such as secret://bank/password; store the credential under Administration → Credentials first.",
+  "form.problem.path_outside_run_folder":
+    "Enter a file name inside the task's folder, e.g. statement.csv (no leading / and no ..)",
+  "form.problem.not_an_option": "Choose one of the options",
+  "form.secret.placeholder": "secret://…",
+  "form.secret.help": "Credentials travel only as secret:// references; the plain value never enters the task's arguments, logs or screenshots.",
+  "form.path.help": "Saved in the task's own download folder.",
+};

@@ -1,0 +1,62 @@
+/** zh-CN messages: the source of truth for the message keys (the en table must have every key). */
+export const zhCN = {
+  "app.name": "FinRPA 智能流程自动化",
+  "app.language": "语言",
+  "app.signOut": "退出登录",
+  "app.loading": "加载中…",
+  "app.retry": "重试",
+  "app.refresh": "刷新",
+  "app.error.network": "无法连接服务器，请检查网络后重试。",
+  "app.error.sessionExpired": "登录已过期，请重新登录。",
+  "app.error.forbidden": "您没有执行此操作的权限；如需权限请联系机构管理员。",
+  "app.notFound": "页面不存在。",
+  "app.backHome": "返回概览",
+
+  "menu.overview": "概览",
+  "menu.tasks": "任务",
+  "menu.approvals": "审批",
+  "menu.audit": "审计",
+  "menu.cost": "成本",
+  "menu.catalogue": "技能与模板",
+  "menu.admin": "系统管理",
+
+  "login.title": "登录 FinRPA",
+  "login.subtitle": "金融机构网页流程自动化平台",
+  "login.org": "机构代码",
+  "login.org.placeholder": "例如 demo-bank",
+  "login.username": "用户名",
+  "login.password": "密码",
+  "login.submit": "登录",
+  "login.required": "请填写{field}",
+  "login.failed": "登录失败：{detail}",
+
+  "status.PENDING": "排队中",
+  "status.RUNNING": "运行中",
+  "status.WAITING_APPROVAL": "待审批",
+  "status.NEEDS_HUMAN": "需人工处理",
+  "status.COMPLETED": "已完成",
+  "status.FAILED": "失败",
+  "status.ABORTED": "已中止",
+  "status.TIMEOUT": "已超时",
+  "subtask.PENDING": "未开始",
+  "subtask.RUNNING": "执行中",
+  "subtask.SUCCESS": "成功",
+  "subtask.FAILED": "失败",
+  "subtask.SKIPPED": "已跳过",
+
+  "form.problem.required": "必填",
+  "form.problem.not_a_date": "请填写日期，格式 YYYY-MM-DD",
+  "form.problem.not_a_url": "请填写以 http:// 或 https:// 开头的网址",
+  "form.problem.not_a_number": "请填写数字，例如 1234.56",
+  "form.problem.not_an_integer": "请填写整数",
+  "form.problem.not_a_secret_reference":
+    "出于安全考虑，此处只接受凭据引用，例如 secret://bank/password；请先在“系统管理 → 凭据”中保存凭据。",
+  "form.problem.path_outside_run_folder": "请填写任务目录内的文件名，例如 statement.csv（不能以 / 开头，不能含 ..）",
+  "form.problem.not_an_option": "请从列表中选择",
+  "form.secret.placeholder": "secret://…",
+  "form.secret.help": "凭据只以 secret:// 引用传递，明文不会进入任务参数、日志或截图。",
+  "form.path.help": "保存在任务自己的下载目录中。",
+} as const;
+
+export type MessageKey = keyof typeof zhCN;
+export type Messages = Record<MessageKey, string>;
