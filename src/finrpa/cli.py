@@ -145,6 +145,15 @@ def _register_approvals() -> None:
 _register_approvals()
 
 
+def _register_serve() -> None:
+    from finrpa.commands.serve import serve
+
+    app.command(name="serve")(serve)
+
+
+_register_serve()
+
+
 def main() -> None:
     """Entry point: run the CLI, turning FinRPA errors into one line on stderr and exit code 2."""
     try:
