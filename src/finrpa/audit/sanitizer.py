@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode
 
 from typing_extensions import TypeAliasType
@@ -114,6 +115,7 @@ def _is_name(words: list[str], compact: str) -> bool:
     return bool(words) and words[-1] in ("name", "names") and (len(words) == 1 or words[0] in _NAME_OWNERS)
 
 
+@lru_cache(maxsize=4096)  # the same few hundred field names come back all the time
 def classify_key(key: str) -> FieldKind | None:
     """What kind of value a key promises, by its words (``cardNo``, ``card_no``, ``卡号`` …)."""
     words = _words(key)
