@@ -23,8 +23,15 @@ element actions re-resolve the target by fingerprint and refuse with :class:`Tar
 (``reason``: not_found, ambiguous, occluded, disabled, fingerprint_mismatch, detached); every write's
 postcondition is checked (:class:`PostconditionFailedError`). Errors are documented in ``errors.py``.
 
-Also: ``widgets.pick_date`` / ``widgets.choose_option`` for custom date pickers and dropdowns,
-``dom_clean.clean_dom`` / ``dom_clean.dom_hash`` for the action cache, ``downloads.sniff_media_type``.
+"Significant" means nodes added or removed, or disabled/hidden/aria-hidden/aria-disabled/open/inert/type
+attributes changed, in the main frame or the target's frame; style/class-only changes do not count (the
+re-resolution catches what they do to the target). An action with a ``Target(fingerprint=...)`` and no
+``snapshot_id`` (an action-cache replay) skips the staleness check but not the re-resolution.
+
+More: ``Controller.read(target)`` reads a field without acting; ``Controller.accept_own_changes(snap)``
+keeps a snapshot usable after a helper's own verified popup work; ``widgets.pick_date`` /
+``widgets.choose_option`` drive custom date pickers and dropdowns; ``dom_clean.clean_dom`` /
+``dom_hash`` give the action cache a page signature; ``downloads.sniff_media_type`` types files by bytes.
 """
 
 from finrpa.browser.actions import (
@@ -50,7 +57,7 @@ from finrpa.browser.actions import (
     Upload,
     WaitFor,
 )
-from finrpa.browser.controller import Controller
+from finrpa.browser.controller import Controller, ElementReading
 from finrpa.browser.dom_clean import clean_dom, dom_hash
 from finrpa.browser.downloads import DownloadedFile
 from finrpa.browser.egress import EgressAllowlist
@@ -72,16 +79,17 @@ from finrpa.browser.records import ActionIntent, ActionRecord, ActionRecorder, S
 from finrpa.browser.render import estimate_tokens, render_snapshot
 from finrpa.browser.runtime import BrowserManager, RunBrowser, RunBrowserConfig, Tab
 from finrpa.browser.secret_text import SecretText
+from finrpa.browser.session_state import SessionState
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 
 __all__ = [
     "AcceptDialog", "Action", "ActionIntent", "ActionRecord", "ActionRecorder", "ActionResult",
     "ActionTimeoutError", "BrowserError", "BrowserEvent", "BrowserManager", "BrowserUnavailableError",
     "Check", "Click", "Controller", "DismissDialog", "Download", "DownloadRejectedError", "DownloadedFile",
-    "EgressAllowlist", "EgressBlocked", "EgressDeniedError", "ElementExpectation", "ElementInfo",
+    "EgressAllowlist", "EgressBlocked", "EgressDeniedError", "ElementExpectation", "ElementInfo", "ElementReading",
     "EventSink", "Expectation", "Extract", "ExtractedTable", "Fill", "Fingerprint", "InvalidActionError",
     "Navigate", "ObserveOptions", "PageSnapshot", "PostconditionFailedError", "Press", "RefusalReason",
-    "RunBrowser", "RunBrowserConfig", "Screenshot", "Scroll", "SecretText", "Select",
+    "RunBrowser", "RunBrowserConfig", "Screenshot", "Scroll", "SecretText", "Select", "SessionState",
     "StaleSnapshotError", "SwitchTab", "Tab", "Target", "TargetRefusedError", "TargetSummary", "Uncheck",
     "Upload", "WaitFor", "clean_dom", "dom_hash", "estimate_tokens", "render_snapshot",
 ]

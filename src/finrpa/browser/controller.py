@@ -230,6 +230,11 @@ class Controller:
 
     async def _run(self, step: _Step, seen: _Seen | None) -> ActionResult:
         action = step.action
+        if step.tab.pending_dialog is not None and not isinstance(action, AcceptDialog | DismissDialog | SwitchTab):
+            raise InvalidActionError(
+                f"A {step.tab.pending_dialog.type} dialog is open in tab {step.tab.tab_id} and blocks the page; "
+                "accept or dismiss it first."
+            )
         target = await self._prepare(step, seen)
         if self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract):
             step.before = await self._capture_before(step.tab, target)

@@ -133,6 +133,8 @@ async def test_native_confirm_waits_for_an_accept_or_dismiss_action(
     assert opened.dialog is not None and opened.dialog.text == "确定删除吗？"
     blocked = await controller.observe()
     assert blocked.dialogs[0].native and blocked.dialogs[0].kind == "confirm"
+    with pytest.raises(InvalidActionError, match="dialog is open"):
+        await controller.execute(Click(target=_target(snap, "查询")))
 
     await controller.execute(DismissDialog())
     assert await run_browser.active_tab.page.inner_text("#out") == "已取消"
