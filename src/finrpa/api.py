@@ -4,7 +4,7 @@ This module is the ONE place errors become HTTP responses (RFC 9457 ``applicatio
 
 * :class:`~finrpa.exceptions.FinRPAError` → its ``http_status``, ``code`` and ``retryable``, its message as
   ``detail``. Other organisations' objects are invisible to the caller's tenant scope, so they are a plain
-  404 ``not_found`` whose body names nothing of theirs.
+  404 ``not_found`` whose body names nothing of theirs (not even the id asked for: path values are elided).
 * request validation → 422 ``validation_failed`` with one entry per invalid input;
 * unknown routes and methods → 404 / 405 problems;
 * a database that cannot be reached → 503 ``database_unavailable`` (retryable); a unique-key race → 409;
@@ -41,7 +41,7 @@ import finrpa
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import open_app
 from finrpa.config import Settings, get_settings
-from finrpa.exceptions import ConfigurationError, FinRPAError
+from finrpa.exceptions import ConfigurationError, FinRPAError, NotFoundError
 from finrpa.http import health
 from finrpa.http.middleware import RequestContextMiddleware, current_request_id
 from finrpa.http.problems import FieldProblem, Problem, make_problem, problem_response
@@ -184,16 +184,23 @@ def _install_error_mapping(app: FastAPI) -> None:
     app.add_exception_handler(IntegrityError, _integrity_error)  # type: ignore[arg-type]
 
 
-async def _finrpa_error(_request: Request, exc: FinRPAError) -> Response:
+async def _finrpa_error(request: Request, exc: FinRPAError) -> Response:
     if exc.http_status >= 500:
         logger.error("request failed", extra={"request_id": current_request_id(), "code": exc.code})
     headers = {"WWW-Authenticate": 'Bearer realm="finrpa"'} if exc.http_status == 401 else None
     if exc.retryable and exc.http_status in (429, 503):
         headers = {"Retry-After": "60"}
-    problem = make_problem(
-        exc.http_status, exc.message, exc.code, retryable=exc.retryable, request_id=current_request_id()
-    )
+    detail = _without_path_values(exc.message, request) if isinstance(exc, NotFoundError) else exc.message
+    problem = make_problem(exc.http_status, detail, exc.code, retryable=exc.retryable, request_id=current_request_id())
     return problem_response(problem, headers)
+
+
+def _without_path_values(message: str, request: Request) -> str:
+    """A 404 never repeats the ids of the path: the same answer whether or not another organisation has them."""
+    for value in sorted(map(str, request.path_params.values()), key=len, reverse=True):
+        if len(value) >= 3:
+            message = message.replace(value, "<id>")
+    return message
 
 
 async def _validation_error(_request: Request, exc: RequestValidationError) -> Response:

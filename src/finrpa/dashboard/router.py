@@ -115,7 +115,7 @@ async def summary(
         success_rate=completed / finished if finished else None,
         llm=totals,
         cache_hit_rate=totals.cache_hits / totals.calls if totals.calls else None,
-        cache_alert=_cache_alert(by_day, state.settings.action_cache_alert_drop),
+        cache_alert=cache_hit_rate_alert(by_day, state.settings.action_cache_alert_drop),
     )
 
 
@@ -209,7 +209,7 @@ def _totals(rows: list[CostSummaryRow]) -> CostTotals:
     )
 
 
-def _cache_alert(rows: list[CostSummaryRow], drop: float) -> CacheAlert | None:
+def cache_hit_rate_alert(rows: list[CostSummaryRow], drop: float) -> CacheAlert | None:
     by_day: dict[date, tuple[int, int]] = {}
     for row in rows:
         if row.day is None:
