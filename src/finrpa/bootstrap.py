@@ -3,6 +3,7 @@ tenancy walls, migrations on first start, and the organisation a command acts fo
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from finrpa.db import migrate
 from finrpa.db.engine import check_reachable, unit_of_work
 from finrpa.exceptions import ConfigurationError, NotFoundError
 from finrpa.identity.models import Organization
+from finrpa.runs.durable import migrate_engine_tables
 from finrpa.tenancy.context import system_context
 from finrpa.tenancy.database import TenantDatabase, open_tenant_database
 
@@ -32,6 +34,7 @@ async def open_app(settings: Settings | None = None, *, auto_migrate: bool = Fal
     url = settings.resolved_database_url
     if auto_migrate:
         await migrate.upgrade(url)
+        await asyncio.to_thread(migrate_engine_tables, settings)
     else:
         state = await migrate.migration_state(url)
         if not state.up_to_date:

@@ -22,7 +22,7 @@ import os
 import socket
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 from dbos import DBOS, AsyncSQLAlchemyDatasource, DBOSConfig, SetWorkflowID
 from dbos._dbos import _get_dbos_instance
@@ -124,7 +124,12 @@ class DurableEngine:
         datasource = self._datasource
         audit = self.runner.audit
 
-        @datasource.transaction(name="finrpa_commit", isolation_level="READ COMMITTED")
+        # SQLite has one writer and serialisable transactions; PostgreSQL locks the run row (fencing).
+        isolation: Literal["SERIALIZABLE", "READ COMMITTED"] = (
+            "SERIALIZABLE" if self.settings.is_sqlite else "READ COMMITTED"
+        )
+
+        @datasource.transaction(name="finrpa_commit", isolation_level=isolation)
         async def write(payload: dict[str, Any]) -> None:
             session = datasource.sql_session()
             transition = Transition(
@@ -261,3 +266,36 @@ def dbos_instance_ready() -> bool:
     except Exception:  # noqa: BLE001 - DBOS raises a plain exception when not configured
         return False
     return True
+
+
+class RunQueueClient:
+    """Enqueue runs for the durable workers from any process (the API, the CLI, tests) without running one."""
+
+    def __init__(self, settings: Settings) -> None:
+        from dbos import DBOSClient
+
+        self._client = DBOSClient(system_database_url=system_database_url(settings), application_name="finrpa")
+
+    async def enqueue(self, run_id: str, org_id: str) -> None:
+        from dbos import EnqueueOptions
+
+        options: EnqueueOptions = {
+            "queue_name": QUEUE_NAME,
+            "workflow_name": WORKFLOW_NAME,
+            "workflow_id": run_id,
+            "app_version": finrpa.__version__,
+        }
+        await self._client.enqueue_async(options, run_id, org_id)
+
+    async def result(self, run_id: str, *, poll_s: float = 0.5) -> str:
+        handle: Any = await self._client.retrieve_workflow_async(run_id)
+        return str(await handle.get_result(polling_interval_sec=poll_s))
+
+    def close(self) -> None:
+        self._client.destroy()
+
+
+def migrate_engine_tables(settings: Settings) -> None:
+    """Create or upgrade DBOS's own tables (in the application database) so runs can be queued before any
+    worker has started."""
+    DBOS.migrate(system_database_url(settings))

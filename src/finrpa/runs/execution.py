@@ -8,6 +8,7 @@ decides when the portal cannot tell.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -26,9 +27,11 @@ from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.repository import NewEvent
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
 from finrpa.skills.context import SecretResolver, SkillContext
+from finrpa.skills.portal_state import transient_error
 from finrpa.skills.registry import get_skill
 
 T = TypeVar("T")
+_START_PAGE_ATTEMPTS = 3
 Transaction = Callable[[Callable[[AsyncSession], Awaitable[T]]], Awaitable[T]]
 
 
@@ -99,7 +102,11 @@ class RunExecutor:
             if here and here != "about:blank":
                 self._start_urls.setdefault(subtask.subtask_id, here)
             return
-        await context.controller.navigate(self._start_urls[subtask.subtask_id])
+        for attempt in range(_START_PAGE_ATTEMPTS):
+            await context.controller.navigate(self._start_urls[subtask.subtask_id])
+            if transient_error(await context.controller.observe()) is None:
+                return
+            await asyncio.sleep(0.5 * (attempt + 1))  # the portal said "try again later"
 
     def _skill_context(self, subtask: SubTask, run_browser: RunBrowser, controller: Controller) -> SkillContext:
         return SkillContext(

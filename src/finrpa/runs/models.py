@@ -79,3 +79,8 @@ class Effect(TenantScoped, TimestampMixin, Base):
     fencing_token: Mapped[int] = mapped_column(Integer)
     detail: Mapped[str] = mapped_column(Text, default="")
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+
+
+from finrpa.runs.workers import Worker  # noqa: E402  (registered with the metadata beside the run tables)
+
+__all__ = ["Effect", "Run", "RunCheckpoint", "RunEvent", "Worker"]

@@ -34,6 +34,7 @@ from finrpa.browser import (
     Upload,
     widgets,
 )
+from finrpa.skills.portal_state import raise_if_transient
 from finrpa.skills.resolve import (
     CLICKABLE,
     FILLABLE,
@@ -79,6 +80,7 @@ class PageOps:
             try:
                 return snapshot, resolve_element(snapshot, label, roles)
             except FieldNotFoundError:
+                raise_if_transient(snapshot)  # an error page will not grow the field: say so at once
                 if time.monotonic() >= deadline:
                     raise
             await asyncio.sleep(_POLL_S)

@@ -1,0 +1,65 @@
+"""`finrpa worker`: a durable worker. Runs queued runs (as many at once as it has browser slots), beats its heart,
+and takes part in supervision: a worker whose heart stopped has its runs moved to live workers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+
+import typer
+
+from finrpa.audit.service import AuditService
+from finrpa.bootstrap import open_app
+from finrpa.runs import workers
+from finrpa.runs.durable import DurableEngine, default_worker_id
+from finrpa.runs.runner import RunnerOptions, RunRunner
+from finrpa.runs.secrets import vault_secrets
+
+
+def worker(
+    worker_id: str = typer.Option("", "--id", help="Worker id (default: host-pid)."),
+    slots: int = typer.Option(0, "--slots", help="Browser slots = runs at once (default: FINRPA_BROWSER_SLOTS)."),
+    heartbeat_s: float = typer.Option(2.0, "--heartbeat", help="Seconds between heartbeats."),
+    dead_after_s: float = typer.Option(6.0, "--dead-after", help="A worker silent this long is declared dead."),
+    screenshots: bool = typer.Option(True, "--screenshots/--no-screenshots"),
+) -> None:
+    """Run queued runs durably until stopped (SIGTERM/SIGINT stop gracefully)."""
+    asyncio.run(_worker(worker_id or default_worker_id(), slots, heartbeat_s, dead_after_s, screenshots))
+
+
+async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: float, screenshots: bool) -> None:
+    async with open_app() as app:
+        audit = AuditService.from_settings(app.settings)
+        options = RunnerOptions(screenshots=screenshots, worker_id=worker_id)
+        runner = RunRunner(
+            app.settings,
+            app.database,
+            audit=audit,
+            secrets=vault_secrets(app.database.sessions, app.settings, audit),
+            options=options,
+        )
+        await runner.start()
+        engine = DurableEngine(runner, worker_id=worker_id, browser_slots=slots or app.settings.browser_slots)
+        sessions = app.database.sessions
+        await workers.register(sessions, worker_id, engine.browser_slots)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await engine.launch(listen=True)
+        typer.echo(f"worker {worker_id}: {engine.browser_slots} browser slots, listening on the browser queue")
+        tasks = [
+            asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s)),
+            asyncio.create_task(workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s)),
+        ]
+        try:
+            await stop.wait()
+        finally:
+            for task in tasks:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            await workers.mark_stopped(sessions, worker_id)
+            await engine.shutdown()
+            await runner.close()
