@@ -43,6 +43,9 @@ def migrate(
         typer.echo(f"Rolled back {mask_url_password(url)} to {downgrade}.")
         return
     asyncio.run(migrations.upgrade(url))
+    from finrpa.runs.durable import migrate_engine_tables
+
+    migrate_engine_tables(settings)
     state = asyncio.run(migrations.migration_state(url))
     typer.echo(f"Database {mask_url_password(url)} is at {', '.join(sorted(state.current))}.")
 
@@ -110,11 +113,13 @@ _register_audit()
 def _register_runs() -> None:
     from finrpa.commands.demo import demo
     from finrpa.commands.runs import run, skills, tasks_app, templates
+    from finrpa.commands.worker import worker
 
     app.command(name="skills")(skills)
     app.command(name="templates")(templates)
     app.command(name="run")(run)
     app.command(name="demo")(demo)
+    app.command(name="worker")(worker)
     app.add_typer(tasks_app, name="tasks")
 
 
@@ -161,3 +166,7 @@ def main() -> None:
     except FinRPAError as exc:
         typer.echo(f"error: {exc.message}", err=True)
         sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
