@@ -24,13 +24,14 @@ import importlib
 import importlib.util
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
@@ -102,7 +103,7 @@ def create_app(settings: Settings | None = None, options: ApiOptions | None = No
     _install_error_mapping(app)
     app.include_router(health.router)
     app.include_router(_api_router())
-    app.include_router(objects_router)
+    app.include_router(objects_router, dependencies=[Depends(_ascii_link_signature)])
     app.dependency_overrides[local_object_store] = _object_store_for(settings)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     mount_web(app, options.web_dist, api_prefix=API_PREFIX)
@@ -120,6 +121,15 @@ def _api_router() -> APIRouter:
             raise ConfigurationError(f"{module_name} must define `router = APIRouter(...)` to be mounted.")
         api.include_router(router)
     return api
+
+
+def _ascii_link_signature(sig: str = Query("", max_length=100)) -> None:
+    """Refuse a signature that cannot be one (base64url) before the link is checked in constant time."""
+    if not _LINK_SIGNATURE.fullmatch(sig):
+        raise NotFoundError("This download link is not valid. Ask FinRPA for a new link.", code="invalid_link")
+
+
+_LINK_SIGNATURE = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 def _object_store_for(settings: Settings) -> Any:

@@ -120,11 +120,17 @@ async def _seed_org(settings: Settings, url: str, name: str) -> Org:
 
 
 @asynccontextmanager
-async def running_world(backend: str, tmp: Path, options: ApiOptions | None = None) -> AsyncIterator[World]:
+async def seeded_database(backend: str, tmp: Path) -> AsyncIterator[tuple[Settings, dict[str, Org]]]:
+    """A migrated database with organisations ``a`` and ``b``, and settings pointing at it."""
     async with fresh_database(backend, tmp) as url:
         await upgrade(url)
         settings = Settings(env="development", database_url=url, data_dir=tmp / "var")
-        orgs = {name: await _seed_org(settings, url, name) for name in ("a", "b")}
+        yield settings, {name: await _seed_org(settings, url, name) for name in ("a", "b")}
+
+
+@asynccontextmanager
+async def running_world(backend: str, tmp: Path, options: ApiOptions | None = None) -> AsyncIterator[World]:
+    async with seeded_database(backend, tmp) as (settings, orgs):
         app = create_app(settings, options or ApiOptions(worker=False, dispatcher=False, auto_migrate=False))
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
