@@ -7,7 +7,7 @@ test gets its own channel namespace).
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
@@ -28,25 +28,25 @@ async def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempP
         yield migrated
 
 
-@pytest.fixture(autouse=True)
-def _cheap_password_hashing(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module", autouse=True)
+def _cheap_password_hashing() -> Iterator[None]:
     """Still Argon2id, with small costs: the machine runs many tests at once."""
     from argon2 import PasswordHasher
 
-    monkeypatch.setattr(
-        "finrpa.identity.passwords._HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("finrpa.identity.passwords._HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+        yield
 
 
-@pytest_asyncio.fixture(loop_scope="module")
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def memory_desk(backend: Backend) -> Desk:
-    """A desk on the in-process bus (for tests where the bus does not matter)."""
+    """A desk on the in-process bus, shared by the module's tests (each works on its own requests)."""
     return await open_desk(backend, InProcessBus())
 
 
-@pytest_asyncio.fixture(loop_scope="module", params=bus_kinds())
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=bus_kinds())
 async def desk(request: pytest.FixtureRequest, backend: Backend) -> AsyncIterator[Desk]:
-    """A desk on each configured bus."""
+    """A desk on each configured bus, shared by the module's tests."""
     bus: Bus
     if request.param == "redis":
         url = redis_url()
