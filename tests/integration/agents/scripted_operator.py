@@ -47,7 +47,8 @@ class SeenPage:
 
     @classmethod
     def of(cls, request: RecordedRequest) -> SeenPage:
-        text = request.last_user_text
+        # A retry after an invalid reply ends with the correction prompt; the page is in the first message.
+        text = next(text for role, text in request.messages if role == "user")
         goal = next(line.removeprefix("Goal: ") for line in text.splitlines() if line.startswith("Goal: "))
         blocks: dict[str, list[str]] = {}
         current: list[str] | None = None

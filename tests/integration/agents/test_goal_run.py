@@ -53,7 +53,8 @@ def plan_reply(request: RecordedRequest) -> dict[str, Any]:
              "params": {"url": "{{bank_url}}", "username": "{{username}}", "password": "{{secret:password}}"}},
             {"step_id": "open_statement", "goal": "打开账户明细查询页面", "actions": ["click"],
              "completion": {"kind": "element_visible", "role": "button", "value": "查询"}},
-            {"step_id": "query", "goal": "查询账户 2024 年第一季度的明细", "actions": ["fill", "select", "click", "press"],
+            {"step_id": "query", "goal": "查询账户 2024 年第一季度的明细",
+             "actions": ["fill", "select", "click", "press"],
              "inputs": {"account_number": "{{account_number}}", "start_date": "2024-01-01", "end_date": "2024-03-31"},
              "completion": {"kind": "table_visible", "value": "交易明细"}},
             {"step_id": "export", "goal": "导出账户明细的CSV文件", "actions": ["download"],
@@ -181,7 +182,7 @@ async def test_the_goal_is_planned_and_run_to_a_verified_statement_download(
 
     decisions = [p for p in journal.of(EventType.LLM_CALL) if p["source"] == "llm"]
     refused = [p for p in decisions if p["verdict"] == "refused"]
-    assert [p["proposal"]["ref"] for p in refused][0] == "e999" and len(refused) == 2
+    assert [p["proposal"]["ref"] for p in refused] == ["e999", refused[1]["proposal"]["ref"]]
     actions = journal.of(EventType.ACTION)
     assert actions and all(p["outcome"] == "ok" for p in actions), "every action that ran was verified"
     assert not any((p["target"] or {}).get("name") == "安全退出" for p in actions), (
