@@ -48,7 +48,7 @@ from finrpa.http.middleware import RequestContextMiddleware, current_request_id
 from finrpa.http.problems import FieldProblem, Problem, make_problem, problem_response
 from finrpa.http.state import ApiState, install_state
 from finrpa.http.web import mount_web
-from finrpa.http.worker import EmbeddedWorker
+from finrpa.http.worker import DurableQueue, EmbeddedWorker
 from finrpa.identity.auth import AuthService
 from finrpa.identity.dependencies import install_auth
 from finrpa.notify.dispatcher import run_dispatcher
@@ -81,6 +81,7 @@ class ApiOptions:
     """What the process runs besides the routes."""
 
     worker: bool = True  # execute runs created through the API in this process
+    queue: bool = False  # without the embedded worker: put runs on the durable queue of `finrpa worker`
     dispatcher: bool = True  # deliver queued notifications
     auto_migrate: bool | None = None  # None: only with FINRPA_ENV=development
     web_dist: Path | None = None  # the built dashboard; None: <repository>/web/dist when it exists
@@ -154,12 +155,16 @@ def _lifespan(settings: Settings, options: ApiOptions) -> Any:
             if options.worker:
                 state.worker = EmbeddedWorker(settings, opened.database, audit)
                 await state.worker.resume_unfinished()
+            elif options.queue:
+                state.queue = DurableQueue(settings)
             async with _background_dispatcher(state, enabled=options.dispatcher):
                 try:
                     yield
                 finally:
                     if state.worker is not None:
                         await state.worker.close()
+                    if state.queue is not None:
+                        state.queue.close()
 
     return lifespan
 

@@ -13,7 +13,7 @@ from finrpa.exceptions import ConfigurationError
 from finrpa.tenancy.database import TenantDatabase
 
 if TYPE_CHECKING:
-    from finrpa.http.worker import EmbeddedWorker
+    from finrpa.http.worker import DurableQueue, EmbeddedWorker
 
 _ATTRIBUTE = "finrpa_api_state"
 
@@ -24,6 +24,7 @@ class ApiState:
     database: TenantDatabase
     audit: AuditService
     worker: EmbeddedWorker | None = None
+    queue: DurableQueue | None = None
     migrations_at_head: bool = field(default=False)
 
 

@@ -3,7 +3,7 @@
 ``schedule_run(state, run_id, org_id)`` is the one door: it hands the run to the embedded worker, which runs
 ``RunRunner.execute`` as a background task (one Chromium for the process, started on the first run). The
 durable DBOS worker will replace this behind the same function. Without an embedded worker (``--no-worker``)
-runs stay PENDING for a separate worker process.
+runs go to the durable queue that ``finrpa worker`` processes listen on (``DurableQueue``).
 
 At start-up the worker picks up runs left PENDING or RUNNING by a previous process (the run's fencing token
 makes the takeover safe); runs waiting for a person or an approval stay where they are.
@@ -23,6 +23,7 @@ from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import FinRPAError
 from finrpa.http.metrics import RUNS_FINISHED, RUNS_STARTED
 from finrpa.http.state import ApiState
+from finrpa.runs.durable import RunQueueClient
 from finrpa.runs.models import Run
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
@@ -106,9 +107,33 @@ class EmbeddedWorker:
                 self._started = True
 
 
-def schedule_run(state: ApiState, run_id: str, org_id: str) -> None:
+class DurableQueue:
+    """Runs go to the durable workers' queue (``finrpa worker``); the DBOS client is opened on first use."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._client: RunQueueClient | None = None
+
+    async def enqueue(self, run_id: str, org_id: str) -> None:
+        if self._client is None:
+            self._client = RunQueueClient(self.settings)
+        await self._client.enqueue(run_id, org_id)
+        RUNS_STARTED.inc()
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+
+
+async def schedule_run(state: ApiState, run_id: str, org_id: str) -> None:
     """Hand a run to whatever executes runs for this API process (see the module docstring)."""
-    if state.worker is None:
-        logger.info("run queued for a separate worker", extra={"run_id": run_id, "org_id": org_id})
+    if state.worker is not None:
+        state.worker.schedule(run_id, org_id)
         return
-    state.worker.schedule(run_id, org_id)
+    if state.queue is None:
+        logger.info("run left PENDING: this process neither executes nor queues runs", extra={"run_id": run_id})
+        return
+    try:
+        await state.queue.enqueue(run_id, org_id)
+    except Exception:
+        logger.exception("could not queue the run for a worker", extra={"run_id": run_id, "org_id": org_id})
