@@ -100,7 +100,7 @@ def create_app(settings: Settings | None = None, options: ApiOptions | None = No
         redoc_url=None,
         lifespan=_lifespan(settings, options),
     )
-    app.add_middleware(RequestContextMiddleware, on_unhandled=_unhandled_response)
+    app.add_middleware(RequestContextMiddleware, on_unhandled=_unhandled_response, api_prefix=API_PREFIX)
     _install_error_mapping(app)
     app.include_router(health.router)
     app.include_router(_api_router())

@@ -33,9 +33,10 @@ def current_request_id() -> str | None:
 
 
 class RequestContextMiddleware:
-    def __init__(self, app: ASGIApp, on_unhandled: UnhandledHandler) -> None:
+    def __init__(self, app: ASGIApp, on_unhandled: UnhandledHandler, api_prefix: str = "") -> None:
         self.app = app
         self.on_unhandled = on_unhandled
+        self.api_prefix = api_prefix
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -61,7 +62,7 @@ class RequestContextMiddleware:
             if not status["sent"]:
                 await self.on_unhandled(exc, request_id)(scope, receive, send_with_id)
         finally:
-            _record(scope, int(status["code"]), time.perf_counter() - started)
+            _record(scope, self.api_prefix, int(status["code"]), time.perf_counter() - started)
             _request_id.reset(token)
 
 
@@ -73,9 +74,11 @@ def _incoming_id(scope: Scope) -> str | None:
     return None
 
 
-def _record(scope: Scope, status: int, seconds: float) -> None:
+def _record(scope: Scope, api_prefix: str, status: int, seconds: float) -> None:
     route = scope.get("route")
     template = getattr(route, "path", None) or "unmatched"
+    if api_prefix and str(scope.get("path", "")).startswith(api_prefix) and not template.startswith(api_prefix):
+        template = api_prefix + template  # routers included under the prefix keep their own relative path
     method = scope.get("method", "GET")
     HTTP_REQUESTS.labels(method=method, route=template, status=str(status)).inc()
     HTTP_LATENCY.labels(method=method, route=template).observe(seconds)

@@ -63,6 +63,9 @@ async def test_health_readiness_and_prometheus_metrics_need_no_sign_in(world: Wo
     metrics = await world.client.get("/metrics")
     assert metrics.status_code == 200
     assert 'finrpa_http_requests_total{method="GET",route="/healthz",status="200"}' in metrics.text
+    await world.call("GET", "/api/v1/tasks/no-such-run", "a", "viewer")
+    metrics = await world.client.get("/metrics")
+    assert 'route="/api/v1/tasks/{task_id}",status="404"' in metrics.text, "labelled by route template, not by id"
 
 
 async def test_readiness_is_503_before_the_database_is_open(world: World) -> None:
