@@ -154,30 +154,33 @@ class ApprovalService:
         verdict = Verdict.APPROVE if approve else Verdict.REJECT
         previous = await self.repo.decision_of(approval_id, approver.user_id)
         if previous is not None:
-            return await self._repeat(approval, previous, verdict)
+            return await self._repeat(approval_id, previous, verdict)
         now = self._clock()
         _check_open(approval, now, payload_hash)
         if not await self.repo.insert_decision(row, approver.user_id, verdict, comment, now):
             # The same approver, concurrently: their other call recorded the decision.
-            return await self._repeat(approval, await self._decision(approval_id, approver.user_id), verdict)
-        who = approver.username or approver.user_id
-        won = (
-            await self.repo.count_approval(approval_id, now, f"approved; last approval by {who}")
-            if approve
-            else await self.repo.reject(approval_id, now, f"rejected by {who}")
-        )
-        if not won:
-            raise ApprovalAlreadyDecidedError(await self._closed_sentence(approval_id))
+            return await self._repeat(approval_id, await self._decision(approval_id, approver.user_id), verdict)
+        await self._count(approval_id, approver, verdict, now)
         decided = await self.get(approval_id)
         await self.audit.append(self.session, _decision_entry(decided, approver, verdict, comment))
         self._wake(decided)
         return decided
 
-    async def _repeat(self, approval: Approval, previous: ApprovalDecision, verdict: Verdict) -> Approval:
+    async def _count(self, approval_id: str, approver: Principal, verdict: Verdict, now: datetime) -> None:
+        """The one conditional UPDATE that decides who wins; raises for the losers (roll back the unit of work)."""
+        who = approver.username or approver.user_id
+        if verdict is Verdict.APPROVE:
+            won = await self.repo.count_approval(approval_id, now, f"approved; last approval by {who}")
+        else:
+            won = await self.repo.reject(approval_id, now, f"rejected by {who}")
+        if not won:
+            raise ApprovalAlreadyDecidedError(await self._closed_sentence(approval_id))
+
+    async def _repeat(self, approval_id: str, previous: ApprovalDecision, verdict: Verdict) -> Approval:
         if Verdict(previous.verdict) is verdict:
-            return approval
+            return await self.get(approval_id)
         raise DecisionAlreadyRecordedError(
-            f"You already chose {previous.verdict} on approval {approval.id}; a recorded decision cannot be "
+            f"You already chose {previous.verdict} on approval {approval_id}; a recorded decision cannot be "
             "changed. Ask another approver to reject it, or let it time out."
         )
 

@@ -3,13 +3,17 @@ output and errors — and nothing once a person has resolved it."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from finrpa.agents.events import EventType
 from finrpa.approvals.takeover import human_takeover_view
 from finrpa.audit.schemas import AuditQuery
+from finrpa.cli import app
+from finrpa.config import get_settings
 from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import ConflictError
 from finrpa.runs.repository import NewEvent, RunRepository
@@ -97,3 +101,16 @@ async def test_after_a_person_resolved_it_there_is_nothing_to_take_over(memory_d
         async with unit_of_work(desk.backend.db.sessions) as session:
             with pytest.raises(ConflictError, match="not waiting for a person"):
                 await human_takeover_view(session, run_id, audit=desk.audit, viewer="olga")
+
+
+async def test_the_panel_on_the_command_line(memory_desk: Desk, monkeypatch: pytest.MonkeyPatch) -> None:
+    desk = memory_desk
+    run_id, _ = await _stuck_run(desk, {"reason": "captcha needs a person", "url": "http://127.0.0.1:8600/bank"})
+    monkeypatch.setenv("FINRPA_DATABASE_URL", desk.backend.url)
+    monkeypatch.setenv("FINRPA_DATA_DIR", str(desk.settings.data_dir))
+    get_settings.cache_clear()
+    args = ["approvals", "takeover", run_id, "--user", "olga", "--org", desk.org.org.slug]
+    result = await asyncio.to_thread(CliRunner().invoke, app, args)
+    assert result.exit_code == 0, result.output
+    assert "reason   captcha needs a person" in result.output and "screen   http" in result.output
+    assert f"finrpa tasks resolve {run_id} --action skip|mark_done|retry|abort" in result.output
