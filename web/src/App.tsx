@@ -5,6 +5,9 @@ import { useAuth } from "./auth/AuthProvider";
 import { useI18n } from "./i18n/I18nProvider";
 import { AppShell } from "./layout/AppShell";
 import { LoginPage } from "./pages/LoginPage";
+import { TaskCreatePage } from "./pages/tasks/TaskCreatePage";
+import { TaskDetailPage } from "./pages/tasks/TaskDetailPage";
+import { TaskListPage } from "./pages/tasks/TaskListPage";
 
 function NotFound() {
   const { t } = useI18n();
@@ -29,6 +32,9 @@ export function App() {
   return (
     <AppShell>
       <Routes>
+        <Route path="/tasks" element={<TaskListPage />} />
+        <Route path="/tasks/new" element={<TaskCreatePage />} />
+        <Route path="/tasks/:taskId" element={<TaskDetailPage />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </AppShell>

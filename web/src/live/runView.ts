@@ -262,3 +262,28 @@ export function foldRunEvents(events: readonly RunEvent[], start: RunView = EMPT
 export function isFinal(status: string): boolean {
   return FINAL_STATUSES.has(status);
 }
+
+/** The stream's closing `end` event: the run is over, in this status. */
+export function endRun(view: RunView, status: string | null): RunView {
+  const final = status && FINAL_STATUSES.has(status) ? (status as TaskStatus) : view.status;
+  return { ...view, status: final, finished: true, current: null, needsHuman: null };
+}
+
+/** A starting view from the task detail route, before any event has been streamed. */
+export function viewFromTask(task: {
+  status: string;
+  plan: { subtasks: unknown[] };
+  current_subtask_id?: string | null;
+  last_error?: string | null;
+  replan_count?: number;
+}): RunView {
+  return {
+    ...EMPTY_RUN_VIEW,
+    status: task.status as TaskStatus,
+    subtasks: subtasksOfPlan(task.plan),
+    current: task.current_subtask_id ?? null,
+    lastError: task.last_error ?? null,
+    replanCount: task.replan_count ?? 0,
+    finished: FINAL_STATUSES.has(task.status),
+  };
+}
