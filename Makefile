@@ -20,13 +20,13 @@ typecheck: setup
 	$(VENV)/bin/mypy
 
 test: lint
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 test-fast: setup
 	$(PY) -m pytest -x -q $(PYTEST_ARGS)
 
 chaos: setup
-	FINRPA_SLOW=1 $(PY) -m pytest -m slow tests $(PYTEST_ARGS)
+	FINRPA_CHAOS_TRIALS=$${FINRPA_CHAOS_TRIALS:-30} $(PY) -m pytest -s tests/chaos $(PYTEST_ARGS)
 
 bench: setup
 	@for f in bench/bench_*.py; do m=$$(basename $$f .py); echo "== $$m"; $(PY) -m bench.$$m || exit 1; done

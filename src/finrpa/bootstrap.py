@@ -3,7 +3,6 @@ tenancy walls, migrations on first start, and the organisation a command acts fo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ async def open_app(settings: Settings | None = None, *, auto_migrate: bool = Fal
     url = settings.resolved_database_url
     if auto_migrate:
         await migrate.upgrade(url)
-        await asyncio.to_thread(migrate_engine_tables, settings)
+        await migrate_engine_tables(settings)
     else:
         state = await migrate.migration_state(url)
         if not state.up_to_date:

@@ -18,6 +18,7 @@ so replay after a crash follows the same path up to the crash and continues live
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 from collections.abc import Sequence
@@ -32,6 +33,7 @@ import finrpa
 from finrpa.agents.coordinator import AgentCoordinator, ExecutionOutcome
 from finrpa.agents.plan import CoordinationState, SubTask
 from finrpa.config import Settings
+from finrpa.db.migrations.rls import APP_ROLE
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.repository import NewEvent
 from finrpa.runs.runner import PreparedRun, RunRunner, runnable
@@ -91,7 +93,8 @@ class DurableEngine:
         sessions: async_sessionmaker[Any] = async_sessionmaker(expire_on_commit=False)
         install_tenancy(sessions)
         self._datasource = await AsyncSQLAlchemyDatasource.create(
-            self.settings.resolved_database_url, engine=self.runner.database.engine, sessionmaker=sessions
+            datasource_url(self.settings), engine=self.runner.database.engine, sessionmaker=sessions,
+            run_migrations=False,  # `finrpa migrate` created them as the owner; the app role only uses them
         )
         DBOS.launch()
         self._queue = await DBOS.register_queue_async(
@@ -295,7 +298,14 @@ class RunQueueClient:
         self._client.destroy()
 
 
-def migrate_engine_tables(settings: Settings) -> None:
-    """Create or upgrade DBOS's own tables (in the application database) so runs can be queued before any
-    worker has started."""
-    DBOS.migrate(system_database_url(settings))
+async def migrate_engine_tables(settings: Settings) -> None:
+    """Create or upgrade DBOS's own tables (in the application database) as the owner, so runs can be queued
+    before any worker has started and the application role (which cannot create tables) can use them."""
+    url = system_database_url(settings)
+    await asyncio.to_thread(DBOS.migrate, url)
+    role = None if settings.is_sqlite else APP_ROLE
+    await AsyncSQLAlchemyDatasource.migrate(datasource_url(settings), application_role=role)
+
+
+def datasource_url(settings: Settings) -> str:
+    return settings.resolved_database_url

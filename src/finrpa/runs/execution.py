@@ -24,7 +24,8 @@ from finrpa.browser import Controller, RunBrowser
 from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.repository import NewEvent
+from finrpa.runs.journal import check_fence
+from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
 from finrpa.skills.context import SecretResolver, SkillContext
 from finrpa.skills.portal_state import transient_error
@@ -108,8 +109,17 @@ class RunExecutor:
                 return
             await asyncio.sleep(0.5 * (attempt + 1))  # the portal said "try again later"
 
+    async def _check_fence(self) -> None:
+        """A worker that was paused and replaced must not touch the portal again: check right before effects."""
+
+        async def check(session: AsyncSession) -> None:
+            check_fence(await RunRepository(session).get(self.identity.run_id), self.fencing_token)
+
+        await self.transaction(check)
+
     def _skill_context(self, subtask: SubTask, run_browser: RunBrowser, controller: Controller) -> SkillContext:
         return SkillContext(
+            effect_guard=self._check_fence,
             run_id=self.identity.run_id,
             step_id=str(subtask.inputs.get("step_id", subtask.subtask_id)),
             controller=controller,

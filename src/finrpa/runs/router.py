@@ -258,8 +258,13 @@ async def task_events(
     "/{task_id}/stream",
     summary="Live run events (Server-Sent Events) until the run ends",
     response_class=StreamingResponse,
-    responses={200: {"description": "id = event seq, event = event type, data = TaskEvent JSON; a final "
-                     "`end` event carries the run's status.", "content": {SSE_MEDIA_TYPE: {}}}},
+    responses={
+        200: {
+            "description": "id = event seq, event = event type, data = TaskEvent JSON; a final "
+            "`end` event carries the run's status.",
+            "content": {SSE_MEDIA_TYPE: {}},
+        }
+    },
 )
 async def stream_task(
     task_id: str,
@@ -370,9 +375,7 @@ def _resource(run: Run) -> Resource:
     return Resource(run.org_id, run.dept_id, run.bl_id, kind="task", id=run.id)
 
 
-async def _visible_run(
-    session: AsyncSession, caller: Authenticated, run_id: str, action: Action = Action.READ
-) -> Run:
+async def _visible_run(session: AsyncSession, caller: Authenticated, run_id: str, action: Action = Action.READ) -> Run:
     if len(run_id) > 64:
         raise NotFoundError("No such run in your organisation.")
     run = await RunRepository(session).get(run_id)
@@ -518,5 +521,3 @@ def _detail(run: Run, state: CoordinationState) -> TaskDetail:
         replan_count=state.replan_count,
         last_error=state.last_error,
     )
-
-

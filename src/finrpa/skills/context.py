@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -39,6 +40,14 @@ class SkillContext:
     # Set by a write skill right before the action that may change the portal (e.g. clicking submit). A
     # failure before that point provably changed nothing, so the effect ledger may let it be retried.
     effect_attempted: bool = False
+    # Checks, right before such an action, that this worker still holds the run (fencing); raises otherwise.
+    effect_guard: Callable[[], Awaitable[None]] | None = None
+
+    async def before_effect(self) -> None:
+        """Call immediately before the action that may change the portal (submit, confirm)."""
+        if self.effect_guard is not None:
+            await self.effect_guard()
+        self.effect_attempted = True
 
     @cached_property
     def page(self) -> PageOps:

@@ -79,11 +79,12 @@ class FormFillSkill(BaseSkill[FormFillParams]):
             await page.set_field(label, str(context.upload_file(path)))
         data: dict[str, Any] = {"filled": sorted([*params.fields, *params.files])}
         if params.submit:
-            context.effect_attempted = True
+            await context.before_effect()
             await page.click(params.submit, roles=CLICKABLE)
             snapshot = await page.observe()
             raise_if_transient(snapshot)
             if params.confirm:
+                await context.before_effect()
                 await page.click(params.confirm, roles=CLICKABLE)
                 snapshot = await page.observe()
                 raise_if_transient(snapshot)
