@@ -45,7 +45,7 @@ def migrate(
     asyncio.run(migrations.upgrade(url))
     from finrpa.runs.durable import migrate_engine_tables
 
-    migrate_engine_tables(settings)
+    asyncio.run(migrate_engine_tables(settings))
     state = asyncio.run(migrations.migration_state(url))
     typer.echo(f"Database {mask_url_password(url)} is at {', '.join(sorted(state.current))}.")
 
