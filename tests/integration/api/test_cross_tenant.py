@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from fastapi.routing import APIRoute, iter_route_contexts
 
+from finrpa.approvals.service import ApprovalService
 from finrpa.audit.events import AuditEntry
 from finrpa.db.engine import unit_of_work
 from finrpa.tenancy.context import system_context
@@ -89,7 +90,9 @@ async def _first_org_ids(world: World) -> dict[str, str]:
                     screenshot_before=b"\x89PNG\r\n\x1a\n" + b"\x01" * 32,
                 ),
             )
+    approval_id = await _approval_request(world, task)
     return {
+        "approval_id": approval_id,
         "task_id": task["id"],
         "record_id": row.id,
         "department_id": org.departments["ops"],
@@ -98,6 +101,25 @@ async def _first_org_ids(world: World) -> dict[str, str]:
         "prefix": key.json()["prefix"],
         "name": credential.json()["name"],
     }
+
+
+async def _approval_request(world: World, task: dict[str, Any]) -> str:
+    """An approval request of the first organisation, for the approval routes (mounted when they exist)."""
+    org = world.orgs["a"]
+    with system_context("test: an approval request", org_id=org.id):
+        async with unit_of_work(world.state.database.sessions) as session:
+            service = ApprovalService(session, world.settings, audit=world.state.audit)
+            approval = await service.request(
+                task["id"],
+                task["plan"]["subtasks"][0]["subtask_id"],
+                {"action": "click", "target": "确认付款"},
+                {"level": "high", "reasons": ["payment"]},
+                org.users["operator"],
+                org.departments["ops"],
+                None,
+                org.id,
+            )
+    return approval.id
 
 
 def _targets(world: World, ids: dict[str, str]) -> list[Target]:
