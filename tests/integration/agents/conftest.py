@@ -3,6 +3,8 @@ on) and one Chromium per module, and a signed-in bank session per test."""
 
 from __future__ import annotations
 
+import os
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,12 @@ import pytest
 import pytest_asyncio
 
 from finrpa.browser import BrowserManager, Controller, RunBrowser, RunBrowserConfig
+from finrpa.cache import InProcessKeyValueStore, KeyValueStore, RedisKeyValueStore
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.server import SandboxServer
 from tests.fixtures.llm_server import llm_server, llm_server_process
+from tests.integration.cache.conftest import REDIS_ENV, store_backends
 
 __all__ = ["llm_server", "llm_server_process"]
 
@@ -58,3 +62,17 @@ async def sign_in(controller: Controller, sandbox: SandboxServer, layout: str = 
     await controller.fill(snapshot, snapshot.find(name=user)[0].ref, "corp_demo")
     await controller.fill(snapshot, snapshot.find(name=password)[0].ref, DEMO_PASSWORD)
     await controller.click(snapshot, snapshot.find(name=submit, role="button")[0].ref)
+
+
+@pytest_asyncio.fixture(loop_scope="module", params=store_backends())
+async def shared_store(request: pytest.FixtureRequest) -> AsyncIterator[KeyValueStore]:
+    """The cache's store: in process, and Redis (a namespace of its own) when FINRPA_TEST_REDIS_URL is set."""
+    if request.param == "memory":
+        yield InProcessKeyValueStore()
+        return
+    store = RedisKeyValueStore(os.environ[REDIS_ENV], namespace=f"finrpa-test-{uuid.uuid4().hex[:10]}:")
+    try:
+        yield store
+    finally:
+        await store.delete_prefix("")
+        await store.close()

@@ -142,11 +142,15 @@ async def test_pagination_costs_one_llm_decision_then_verified_hits_and_a_redesi
 
 
 async def test_another_organisation_never_hits_the_first_ones_entries(
-    llm_server: ScriptedLLMServer, sandbox: SandboxServer, run_browser: RunBrowser, clients: list[LLMClient]
+    llm_server: ScriptedLLMServer,
+    sandbox: SandboxServer,
+    run_browser: RunBrowser,
+    clients: list[LLMClient],
+    shared_store: KeyValueStore,
 ) -> None:
     operator = ScriptedOperator({WALK_GOAL: next_page_rule()})
     llm_server.set_handler(operator)
-    store = InProcessKeyValueStore()
+    store = shared_store
     controller = Controller(run_browser, screenshots=False)
     await sign_in(controller, sandbox)
     first, first_cache = executor(clients, llm_server, store, controller, "org-a", UsageLog())
