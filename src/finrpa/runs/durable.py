@@ -93,7 +93,9 @@ class DurableEngine:
         sessions: async_sessionmaker[Any] = async_sessionmaker(expire_on_commit=False)
         install_tenancy(sessions)
         self._datasource = await AsyncSQLAlchemyDatasource.create(
-            datasource_url(self.settings), engine=self.runner.database.engine, sessionmaker=sessions,
+            datasource_url(self.settings),
+            engine=self.runner.database.engine,
+            sessionmaker=sessions,
             run_migrations=False,  # `finrpa migrate` created them as the owner; the app role only uses them
         )
         DBOS.launch()
@@ -280,18 +282,33 @@ class RunQueueClient:
         self._client = DBOSClient(system_database_url=system_database_url(settings), application_name="finrpa")
 
     async def enqueue(self, run_id: str, org_id: str) -> None:
+        """Queue the run. Enqueueing a run that is already queued or running does nothing; a run that ran before
+        and was resolved by a person (or otherwise resumed) gets the next execution id ``<run_id>.<n>``."""
         from dbos import EnqueueOptions
 
+        workflow_id = await self._next_execution_id(run_id)
+        if workflow_id is None:
+            return
         options: EnqueueOptions = {
             "queue_name": QUEUE_NAME,
             "workflow_name": WORKFLOW_NAME,
-            "workflow_id": run_id,
+            "workflow_id": workflow_id,
             "app_version": finrpa.__version__,
         }
         await self._client.enqueue_async(options, run_id, org_id)
 
-    async def result(self, run_id: str, *, poll_s: float = 0.5) -> str:
-        handle: Any = await self._client.retrieve_workflow_async(run_id)
+    async def _next_execution_id(self, run_id: str) -> str | None:
+        for generation in range(1000):
+            candidate = run_id if generation == 0 else f"{run_id}.{generation}"
+            found = await self._client.list_workflows_async(workflow_ids=[candidate])
+            if not found:
+                return candidate
+            if found[0].status in ("ENQUEUED", "PENDING", "DELAYED"):
+                return None
+        raise RuntimeError(f"run {run_id} was executed 1000 times; refusing to queue it again")
+
+    async def result(self, workflow_id: str, *, poll_s: float = 0.5) -> str:
+        handle: Any = await self._client.retrieve_workflow_async(workflow_id)
         return str(await handle.get_result(polling_interval_sec=poll_s))
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from finrpa.browser import Controller, RunBrowser
 from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
+from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.journal import check_fence
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
@@ -42,6 +43,11 @@ class RunIdentity:
     org_id: str
     dept_id: str | None
     bl_id: str | None
+    created_by: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.run_id
 
 
 class RunExecutor:
@@ -60,6 +66,7 @@ class RunExecutor:
         upload_roots: tuple[Path, ...] = (),
         wait_s: float = 10.0,
         relogin: SkillCall | None = None,
+        gate: ApprovalGate | None = None,
     ) -> None:
         self.identity = identity
         self.browser = browser
@@ -71,6 +78,7 @@ class RunExecutor:
         self.upload_roots = upload_roots
         self.wait_s = wait_s
         self.relogin = relogin
+        self.gate = gate
         self._start_urls: dict[str, str] = {}
 
     async def _context(self, subtask: SubTask) -> SkillContext:
@@ -175,6 +183,16 @@ class RunExecutor:
             if decided is not None:
                 decided.events[:0] = ledger
                 return decided
+        if self.gate is not None:
+            verdict = await self.gate.check(
+                self.identity, self.fencing_token, subtask, call, keep_alive=lambda: _keep_alive(context)
+            )
+            ledger.extend(verdict.events)
+            if not verdict.proceed:
+                await self._settle(key, effects.EffectState.NOT_DONE, None, verdict.reason)
+                return ExecutionOutcome(
+                    success=False, error=verdict.reason, error_code="approval_not_given", retryable=False, events=ledger
+                )
         result = await skill.run(call.params, context)
         outcome = self._outcome(result)
         if result.success:
@@ -276,6 +294,13 @@ class RunExecutor:
             )
         compensation = get_skill(call.compensation)()
         return self._outcome(await compensation.run(call.params, await self._context(subtask)))
+
+
+async def _keep_alive(context: SkillContext) -> None:
+    """Touch the portal while a person decides, so the session does not expire (the form is not filled yet)."""
+    from finrpa.skills.builtin.keep_alive import KeepAliveParams, SessionKeepAliveSkill
+
+    await SessionKeepAliveSkill().touch(KeepAliveParams(duration_s=1, interval_s=1), context)
 
 
 def _reference(result: SkillResult) -> str | None:

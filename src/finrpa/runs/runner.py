@@ -19,12 +19,15 @@ from finrpa.agents.coordinator import AgentCoordinator, Backoff
 from finrpa.agents.plan import CoordinationState, SkillCall, TaskStatus
 from finrpa.audit.service import AuditService
 from finrpa.browser import BrowserManager, RunBrowserConfig
+from finrpa.bus import build_bus
 from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
 from finrpa.kit.crypto import derive_key, unseal
+from finrpa.risk.service import RiskAssessor
 from finrpa.runs.browser_session import BrowserSession, restored_storage
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.execution import RunExecutor, RunIdentity
+from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.journal import claim
 from finrpa.runs.journal_sql import SqlJournal
 from finrpa.runs.models import Run
@@ -66,6 +69,8 @@ class RunRunner:
         self.manager = manager or BrowserManager(chromium_path=settings.chromium_path, headless=settings.headless)
         self._owns_manager = manager is None
         self._session_key = derive_key(settings.key("master_key"), "finrpa run browser session")
+        self.bus = build_bus(settings)
+        self.risk = RiskAssessor()
 
     async def start(self) -> None:
         if self._owns_manager:
@@ -103,6 +108,10 @@ class RunRunner:
             finally:
                 await prepared.browser.close()
 
+    def _gate(self, run: Run) -> ApprovalGate:
+        domain = get_template(run.template_id).domain if run.template_id else "common"
+        return ApprovalGate(self.settings, self.database.sessions, self.audit, self.bus, self.risk, domain=domain)
+
     async def claim(self, run_id: str) -> int:
         """Take the run over; any earlier holder is fenced off from now on."""
         return await self.transaction(lambda session: claim(session, run_id, self.options.worker_id))
@@ -121,7 +130,7 @@ class RunRunner:
 
         run, sealed, url = await self.transaction(load)
         state = await self.load_state(run_id)
-        identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id)
+        identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id, run.created_by)
         folder = self.run_folder(run.id)
         recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
         storage = unseal(self._session_key, sealed, run.id.encode()).decode() if sealed else None
@@ -148,6 +157,7 @@ class RunRunner:
             upload_roots=(self.settings.data_dir / "uploads",),
             wait_s=self.options.wait_s,
             relogin=_login_call(state),
+            gate=self._gate(run),
         )
         journal = SqlJournal(
             identity,

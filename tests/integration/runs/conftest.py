@@ -50,5 +50,8 @@ def reset(sandbox: SandboxServer) -> None:
 async def start(harness: RunHarness, template_id: str, arguments: dict[str, Any]) -> str:
     with system_context("test: start a run", org_id=harness.org_id):
         async with unit_of_work(harness.app.database.sessions) as session:
-            run = await create_run(session, RunRequest(get_template(template_id), arguments))
+            request = RunRequest(
+                get_template(template_id), arguments, dept_id=harness.dept_id, created_by=harness.operator_id
+            )
+            run = await create_run(session, request)
             return run.id

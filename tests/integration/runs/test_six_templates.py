@@ -3,6 +3,7 @@ with their effects checked in the sandbox's own records, and no LLM call anywher
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from finrpa.agents.plan import TaskStatus
+from finrpa.agents.plan import CoordinationState, TaskStatus
 from finrpa.browser import BrowserManager
 from finrpa.db.engine import unit_of_work
 from finrpa.runs.repository import RunRepository
@@ -22,7 +23,7 @@ from finrpa.sandbox.policies import policy_book
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from tests.fixtures.databases import fresh_database
-from tests.fixtures.runs import RunHarness, run_harness
+from tests.fixtures.runs import RunHarness, approve_when_asked, run_harness
 from tests.integration.runs.conftest import configure, reset, sandbox_state, start
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -47,6 +48,17 @@ async def failures(harness: RunHarness, run_id: str) -> list[str]:
         for e in events
         if e.type in ("subtask_failed", "needs_human")
     ]
+
+
+async def execute_with_approver(harness: RunHarness, run_id: str, *, approve: bool = True) -> CoordinationState:
+    """Run while an approver of the department decides whatever approval the run asks for."""
+    stop = asyncio.Event()
+    approver = asyncio.create_task(approve_when_asked(harness.app, harness.org_id, "approver", stop, approve=approve))
+    try:
+        return await harness.runner.execute(run_id, harness.org_id)
+    finally:
+        stop.set()
+        await approver
 
 
 @dataclass(frozen=True)
@@ -170,7 +182,7 @@ async def test_template_completes_with_its_effect_recorded_once(
     reset(sandbox)
     folder = harness.app.settings.data_dir
     run_id = await start(harness, case.template, case.arguments(sandbox.base_url, folder, sandbox.config.seed))
-    final = await harness.runner.execute(run_id, harness.org_id)
+    final = await execute_with_approver(harness, run_id)
     assert final.status is TaskStatus.COMPLETED, await failures(harness, run_id)
     results = {s.inputs["step_id"]: s.result_data for s in final.plan.subtasks}
     case.check(sandbox_state(sandbox), results, folder)
@@ -186,9 +198,21 @@ async def test_a_payment_submitted_again_with_the_same_business_id_is_not_paid_t
     configure(sandbox, layout="v1", error_rate=0.0)
     reset(sandbox)
     arguments = _payment_args(sandbox.base_url, Path("."), sandbox.config.seed)
-    first = await harness.runner.execute(await start(harness, "bank_payment_submission", arguments), harness.org_id)
-    second = await harness.runner.execute(await start(harness, "bank_payment_submission", arguments), harness.org_id)
+    first = await execute_with_approver(harness, await start(harness, "bank_payment_submission", arguments))
+    second = await execute_with_approver(harness, await start(harness, "bank_payment_submission", arguments))
     assert first.status is TaskStatus.COMPLETED and second.status is TaskStatus.COMPLETED
     assert second.plan.subtasks[1].result_data["already_done"] is True
     payments = [p for p in sandbox_state(sandbox)["payments"] if p["purpose"] == "INV-2024-0301"]
     assert len(payments) == 1
+
+
+async def test_a_rejected_payment_is_not_submitted(harness: RunHarness, sandbox: SandboxServer) -> None:
+    configure(sandbox, layout="v1", error_rate=0.0)
+    reset(sandbox)
+    arguments = _payment_args(sandbox.base_url, Path("."), sandbox.config.seed) | {"business_ref": "INV-REJECTED"}
+    final = await execute_with_approver(
+        harness, await start(harness, "bank_payment_submission", arguments), approve=False
+    )
+    assert final.status is TaskStatus.NEEDS_HUMAN
+    assert "rejected" in (final.last_error or "")
+    assert not [p for p in sandbox_state(sandbox)["payments"] if p["purpose"] == "INV-REJECTED"]

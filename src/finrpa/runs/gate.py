@@ -1,0 +1,162 @@
+"""The gate in front of every portal-changing step: risk detection decides whether a person must approve first;
+if so the run waits (status WAITING_APPROVAL, the portal session kept alive) for an eligible approver, and only an
+approval for exactly this action lets the step proceed. Rejection and timeout stop the step. Deterministic code
+decides; an LLM, when configured, can only raise the risk of a write."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finrpa.agents.events import EventType
+from finrpa.agents.plan import SkillCall, SubTask
+from finrpa.approvals.models import ApprovalStatus
+from finrpa.approvals.service import approvals_transaction
+from finrpa.approvals.waiter import wait_for_decision
+from finrpa.audit.service import AuditService
+from finrpa.bus import Bus
+from finrpa.config import Settings
+from finrpa.risk.schemas import RiskDecision, RiskInput
+from finrpa.risk.service import RiskAssessor
+from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.repository import NewEvent
+
+KeepAlive = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class GateVerdict:
+    proceed: bool
+    events: list[NewEvent]
+    reason: str = ""
+    approval_id: str | None = None
+
+
+def flatten_values(params: dict[str, Any]) -> dict[str, Any]:
+    """The values a step would type, as risk detection reads them (labels → values, nested dicts flattened)."""
+    values: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, dict):
+            values.update({str(k): v for k, v in flatten_values(value).items()})
+        elif isinstance(value, str | int | float | bool) and not str(value).startswith("secret://"):
+            values[key] = value
+    return values
+
+
+def proposed_action(call: SkillCall) -> dict[str, Any]:
+    """The exact action an approval is bound to (its hash): skill, business id and every parameter."""
+    return {"skill": call.skill, "business_id": call.business_id, "params": call.params}
+
+
+class ApprovalGate:
+    def __init__(
+        self,
+        settings: Settings,
+        sessions: async_sessionmaker[AsyncSession],
+        audit: AuditService,
+        bus: Bus,
+        risk: RiskAssessor,
+        *,
+        domain: str,
+        keepalive_s: float = 120.0,
+    ) -> None:
+        self.settings = settings
+        self.sessions = sessions
+        self.audit = audit
+        self.bus = bus
+        self.risk = risk
+        self.domain = domain
+        self.keepalive_s = keepalive_s
+
+    async def assess(self, subtask: SubTask, call: SkillCall) -> RiskDecision:
+        return await self.risk.assess(
+            RiskInput(
+                id=subtask.subtask_id,
+                domain=self.domain,
+                page_title=subtask.goal,
+                action_type="submit",
+                target_text=subtask.goal,
+                values=flatten_values(call.params),
+                effect=call.side_effect.value,
+            )
+        )
+
+    async def check(
+        self, run: Any, fencing_token: int, subtask: SubTask, call: SkillCall, keep_alive: KeepAlive | None
+    ) -> GateVerdict:
+        decision = await self.assess(subtask, call)
+        risk_event = NewEvent(
+            EventType.RISK_DECISION,
+            {
+                "subtask_id": subtask.subtask_id,
+                "level": decision.final_level.value,
+                "requires_approval": decision.requires_approval,
+                "reasons": decision.reasons[:10],
+            },
+        )
+        if not decision.requires_approval:
+            return GateVerdict(True, [risk_event])
+        action = proposed_action(call)
+        async with approvals_transaction(self.sessions, self.settings, audit=self.audit, bus=self.bus) as approvals:
+            approval = await approvals.request(
+                run.id,
+                subtask.subtask_id,
+                action,
+                decision,
+                requested_by=run.created_by,
+                dept_id=run.dept_id,
+                bl_id=run.bl_id,
+                org_id=run.org_id,
+            )
+        requested = NewEvent(
+            EventType.APPROVAL_REQUESTED,
+            {
+                "subtask_id": subtask.subtask_id,
+                "approval_id": approval.id,
+                "level": decision.final_level.value,
+                "required": approval.required_approvals,
+            },
+        )
+        await self._mark_waiting(run.id, fencing_token, [risk_event, requested])
+        status = approval.status
+        if not status.is_final:
+            status = await self._wait(approval.id, keep_alive)
+        decided = NewEvent(
+            EventType.APPROVAL_DECIDED,
+            {
+                "subtask_id": subtask.subtask_id,
+                "approval_id": approval.id,
+                "status": status.value,
+            },
+        )
+        if status is ApprovalStatus.APPROVED:
+            return GateVerdict(True, [decided], approval_id=approval.id)
+        reason = {
+            ApprovalStatus.REJECTED: "the approver rejected the action",
+            ApprovalStatus.TIMEOUT: "no eligible approver decided in time (treated as rejected)",
+            ApprovalStatus.CANCELLED: "the approval request was cancelled",
+        }.get(status, f"the approval ended {status.value}")
+        return GateVerdict(False, [decided], reason=f"Not submitted: {reason}.", approval_id=approval.id)
+
+    async def _mark_waiting(self, run_id: str, fencing_token: int, events: list[NewEvent]) -> None:
+        async with self.sessions() as session, session.begin():
+            await commit_transition(
+                session, run_id, fencing_token, Transition(events=events, status="WAITING_APPROVAL")
+            )
+
+    async def _wait(self, approval_id: str, keep_alive: KeepAlive | None) -> ApprovalStatus:
+        waiter = asyncio.create_task(
+            wait_for_decision(self.sessions, self.bus, approval_id, audit=self.audit, settings=self.settings)
+        )
+        while True:
+            done, _ = await asyncio.wait({waiter}, timeout=self.keepalive_s)
+            if done:
+                return waiter.result()
+            if keep_alive is not None:
+                with contextlib.suppress(Exception):
+                    await keep_alive()
