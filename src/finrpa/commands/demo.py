@@ -157,7 +157,14 @@ async def seed_demo_org(app: App) -> DemoOrg:
                 user = await directory.create_user(actor, org_id, NewUser(username=username, password=password))
                 await directory.grant_role(actor, user, dept, role)
                 lines.append(f"{username}\t{role.value}\t{password}")
-            await VaultService(session, app.settings).put_secret(actor, org_id, BANK_PASSWORD_SECRET, DEMO_PASSWORD)
+            await VaultService(session, app.settings).put_secret(
+                actor,
+                org_id,
+                BANK_PASSWORD_SECRET,
+                DEMO_PASSWORD,
+                dept_id=dept.id,
+                description="Sandbox bank portal password (demo)",
+            )
             dept_id = dept.id
     if lines:
         credentials.touch(mode=0o600, exist_ok=True)
