@@ -41,8 +41,11 @@ from finrpa.browser import (
     BrowserError,
     Controller,
     DownloadedFile,
+    EgressDeniedError,
+    InvalidActionError,
     PageSnapshot,
     SecretText,
+    StaleSnapshotError,
     TargetRefusedError,
     render_snapshot,
 )
@@ -112,6 +115,7 @@ class _ActFailure:
     code: str
     message: str
     may_have_acted: bool = False
+    fatal: bool = False  # trying again cannot help (e.g. the vault refused the secret)
 
 
 class LLMSubtaskExecutor:
@@ -308,7 +312,8 @@ class _GoalLoop:
             return self.needs_human(message, "llm_no_usable_answer", snapshot)
         verdict, ok, finished = await self.handle(result.data, snapshot, result.model)
         await self.x.router.record_outcome(self.org, routing.page_signature, routing.tier, ok=ok)
-        self.events.append(self.call_event(result, routing, verdict))
+        # An outcome already took the events collected so far; this decision's record goes with it.
+        (finished.events if finished is not None else self.events).append(self.call_event(result, routing, verdict))
         return finished
 
     async def handle(
@@ -333,6 +338,8 @@ class _GoalLoop:
             self.errors.append(f"step {self.step}: {planned.describe()} failed: {failure.message}")
             if failure.may_have_acted:
                 self.memory.spoil()
+            if failure.fatal:
+                return "action_failed", True, self.needs_human(failure.message, failure.code, snapshot)
             return "action_failed", False, None
         self.memory.record(planned.to_cached(), model)
         return "acted", True, None
@@ -374,7 +381,8 @@ class _GoalLoop:
         try:
             action = planned.build(await self.value_of(planned))
         except FinRPAError as exc:
-            return _ActFailure(exc.code, exc.message)
+            self.note(f"Could not prepare {planned.describe()}: {exc.message}")
+            return _ActFailure(exc.code, exc.message, fatal=not exc.retryable)
         if self.x.gate is not None:
             refusal = await self.x.gate.review(self.subtask, action)
             if refusal is not None:
@@ -387,9 +395,8 @@ class _GoalLoop:
             return _ActFailure(f"target_{exc.reason}", exc.message)
         except BrowserError as exc:
             self.note(f"Failed: {planned.describe()}: {exc.message}")
-            return _ActFailure(
-                exc.code, exc.message, may_have_acted=exc.code in ("postcondition_failed", "action_timeout")
-            )
+            refused_before_acting = isinstance(exc, StaleSnapshotError | InvalidActionError | EgressDeniedError)
+            return _ActFailure(exc.code, exc.message, may_have_acted=not refused_before_acting)
         finally:
             self.collect_evidence()
         self.keep(result)

@@ -13,7 +13,7 @@ import pytest_asyncio
 
 from finrpa.agents.llm_executor import LLMSubtaskExecutor, LoopOptions
 from finrpa.agents.plan import SubTask
-from finrpa.browser import BrowserManager, Controller, RunBrowserConfig
+from finrpa.browser import Action, BrowserManager, Controller, RunBrowserConfig
 from finrpa.cache import InProcessKeyValueStore, KeyValueStore
 from finrpa.config import Settings
 from finrpa.llm import ActionCache, CallContext, LLMClient, ModelRouter, RouterThresholds
@@ -149,7 +149,7 @@ async def test_the_loop_stops_after_its_step_budget_with_every_refusal_kept(
 
 
 LOGIN_GOAL = "登录企业网银"
-LOGIN = SubTask(subtask_id="login", index=0, goal=LOGIN_GOAL, completion_condition="url_contains: /bank/",
+LOGIN = SubTask(subtask_id="login", index=0, goal=LOGIN_GOAL, completion_condition="text_visible: 账户总览",
                 inputs={"values": {"username": "corp_demo"}, "secrets": {"password": "secret://bank"},
                         "allowed_actions": ["fill", "click"]})  # fmt: skip
 
@@ -174,7 +174,7 @@ async def test_secrets_are_typed_from_placeholders_never_sent_to_the_llm_nor_cac
     cache = ActionCache(store)
     login = loops.make(cache=cache, secrets=vault, allowed_actions=["fill", "click"])
 
-    outcome = await login.run_goal(LOGIN.model_copy(update={"completion_condition": "text_visible: 账户总览"}))
+    outcome = await login.run_goal(LOGIN)
 
     assert outcome.success, outcome.error
     assert scripted.decisions == 3 and vault.reads == [("bank", "typed for: 登录企业网银")]
@@ -185,7 +185,7 @@ async def test_secrets_are_typed_from_placeholders_never_sent_to_the_llm_nor_cac
 
     await controller.navigate(f"{sandbox.base_url}/bank/logout")
     await controller.navigate(f"{sandbox.base_url}/bank/login")
-    again = await login.run_goal(LOGIN.model_copy(update={"completion_condition": "text_visible: 账户总览"}))
+    again = await login.run_goal(LOGIN)
     assert again.success and again.data["cache_hits"] == 1 and again.data["llm_decisions"] == 0
     assert scripted.decisions == 3, "the second sign-in came from the cache, verified on the live page"
 
@@ -222,3 +222,49 @@ async def test_without_an_llm_a_free_form_step_needs_a_person_and_says_why(
 
     assert outcome.needs_human and outcome.error_code == "llm_not_configured"
     assert outcome.error and "free-form goals" in outcome.error
+
+
+async def test_a_secret_step_without_the_vault_needs_a_person_at_once(
+    llm_server: ScriptedLLMServer, loops: Loops, controller: Controller, sandbox: SandboxServer
+) -> None:
+    await controller.navigate(f"{sandbox.base_url}/bank/logout")
+    await controller.navigate(f"{sandbox.base_url}/bank/login")
+    scripted = ScriptedOperator({LOGIN_GOAL: log_in})
+    llm_server.set_handler(scripted)
+
+    outcome = await loops.make(allowed_actions=["fill", "click"]).run_goal(LOGIN)
+
+    assert outcome.needs_human and outcome.error_code == "vault_unavailable"
+    assert outcome.error and "credential vault" in outcome.error
+    assert scripted.decisions == 2, "the username was typed, the password step stopped at once"
+    await sign_in(controller, sandbox)
+
+
+class RefuseLinks:
+    """A policy gate that allows nothing but buttons."""
+
+    def __init__(self) -> None:
+        self.reviewed: list[str] = []
+
+    async def review(self, subtask: SubTask, action: Action) -> str | None:
+        target = getattr(action, "target", None)
+        role = target.fingerprint.role if target is not None and target.fingerprint is not None else ""
+        self.reviewed.append(role)
+        return None if role == "button" else "policy: only buttons may be clicked in this step"
+
+
+async def test_a_gate_refusal_is_told_to_the_llm_and_nothing_is_done(
+    llm_server: ScriptedLLMServer, loops: Loops, controller: Controller, sandbox: SandboxServer
+) -> None:
+    await at_overview(controller, sandbox)
+    scripted = ScriptedOperator({OPEN_GOAL: open_statement})
+    llm_server.set_handler(scripted)
+    gate = RefuseLinks()
+
+    outcome = await loops.make(gate=gate).run_goal(OPEN.model_copy(update={"inputs": {
+        "allowed_actions": ["click"], "max_steps": 2}}))  # fmt: skip
+
+    assert outcome.needs_human and outcome.error_code == "llm_step_budget_exhausted"
+    assert gate.reviewed == ["link", "link"]
+    assert "only buttons may be clicked" in scripted.seen[-1].history, "the model was told why"
+    assert controller.run.active_tab.page.url.endswith("/bank/")
