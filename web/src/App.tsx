@@ -4,7 +4,12 @@ import { Route, Routes, useNavigate } from "react-router-dom";
 import { useAuth } from "./auth/AuthProvider";
 import { useI18n } from "./i18n/I18nProvider";
 import { AppShell } from "./layout/AppShell";
+import { AdminPage } from "./pages/admin/AdminPage";
+import { AuditPage } from "./pages/audit/AuditPage";
+import { CataloguePage } from "./pages/CataloguePage";
+import { CostPage } from "./pages/CostPage";
 import { LoginPage } from "./pages/LoginPage";
+import { OverviewPage } from "./pages/OverviewPage";
 import { TaskCreatePage } from "./pages/tasks/TaskCreatePage";
 import { TaskDetailPage } from "./pages/tasks/TaskDetailPage";
 import { TaskListPage } from "./pages/tasks/TaskListPage";
@@ -32,9 +37,14 @@ export function App() {
   return (
     <AppShell>
       <Routes>
+        <Route path="/" element={<OverviewPage />} />
         <Route path="/tasks" element={<TaskListPage />} />
         <Route path="/tasks/new" element={<TaskCreatePage />} />
         <Route path="/tasks/:taskId" element={<TaskDetailPage />} />
+        <Route path="/audit" element={<AuditPage />} />
+        <Route path="/cost" element={<CostPage />} />
+        <Route path="/catalogue" element={<CataloguePage />} />
+        <Route path="/admin" element={<AdminPage />} />
         <Route path="*" element={<NotFound />} />
       </Routes>
     </AppShell>
