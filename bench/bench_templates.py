@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import tempfile
 import time
@@ -22,23 +23,24 @@ from bench.baseline.flows import FLOWS
 from playwright.async_api import Page, async_playwright
 
 from finrpa.agents.plan import TaskStatus
+from finrpa.approvals.service import approvals_transaction
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager
 from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
+from finrpa.bus import build_bus
+from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
 from finrpa.commands.runs import start_run
 from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
-from finrpa.identity.permissions import Principal
+from finrpa.identity.repository import IdentityRepository
 from finrpa.identity.service import DirectoryService
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
 from finrpa.sandbox.config import SandboxConfig
-from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.policies import policy_book
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
-from finrpa.vault.service import VaultService
 
 TEMPLATES = {
     "bank_statement": "bank_statement_download",
@@ -54,33 +56,60 @@ PAGED_V2 = {"bank_statement": ("账户交易明细", "后一页"), "securities_t
 
 
 def template_arguments(flow: str, base: str, params: dict[str, Any], seed: int, counter: int) -> dict[str, Any]:
-    login = {"username": params["username"], "password": "secret://sandbox"}
+    login = {"username": params["username"], "password": f"secret://{BANK_PASSWORD_SECRET}"}
     if flow == "bank_statement":
-        return login | {"bank_url": f"{base}/bank/login", "account_number": params["account"],
-                        "start_date": params["start"], "end_date": params["end"]}
+        return login | {
+            "bank_url": f"{base}/bank/login",
+            "account_number": params["account"],
+            "start_date": params["start"],
+            "end_date": params["end"],
+        }
     if flow == "bank_payment":
-        return login | {"bank_url": f"{base}/bank/login", "payer_account": params["payer_account"],
-                        "payee_name": params["payee_name"], "payee_account": params["payee_account"],
-                        "payee_bank": params["payee_bank"], "amount": params["amount"],
-                        "business_ref": f"BENCH-{counter}"}
+        return login | {
+            "bank_url": f"{base}/bank/login",
+            "payer_account": params["payer_account"],
+            "payee_name": params["payee_name"],
+            "payee_account": params["payee_account"],
+            "payee_bank": params["payee_bank"],
+            "amount": params["amount"],
+            "business_ref": f"BENCH-{counter}",
+        }
     if flow == "insurance_application":
         first = params["beneficiaries"][0]
-        return login | {"insurance_url": f"{base}/insurance/login", "applicant_name": params["applicant_name"],
-                        "id_number": params["id_number"], "product": params["product"],
-                        "effective_date": params["start"], "expiry_date": params["end"],
-                        "beneficiary_name": first["name"], "beneficiary_relation": first["relation"],
-                        "beneficiary_share": "100"}
+        return login | {
+            "insurance_url": f"{base}/insurance/login",
+            "applicant_name": params["applicant_name"],
+            "id_number": params["id_number"],
+            "product": params["product"],
+            "effective_date": params["start"],
+            "expiry_date": params["end"],
+            "beneficiary_name": first["name"],
+            "beneficiary_relation": first["relation"],
+            "beneficiary_share": "100",
+        }
     if flow == "insurance_claim":
         policy = policy_book(seed)[counter % 5]
-        return login | {"insurance_url": f"{base}/insurance/login", "policy_number": policy.policy_no,
-                        "loss_date": (policy.start + timedelta(days=30)).isoformat(), "loss_cause": params["cause"],
-                        "claim_amount": params["amount"], "description": params["description"]}
+        return login | {
+            "insurance_url": f"{base}/insurance/login",
+            "policy_number": policy.policy_no,
+            "loss_date": (policy.start + timedelta(days=30)).isoformat(),
+            "loss_cause": params["cause"],
+            "claim_amount": params["amount"],
+            "description": params["description"],
+        }
     if flow == "securities_report":
-        return login | {"securities_url": f"{base}/securities/login", "report_type": params["report_type"],
-                        "reporting_period": params["period"], "report_file": params["file"],
-                        "remarks": f"{params['remarks']} {counter}"}
-    return login | {"securities_url": f"{base}/securities/login", "start_date": params["start"],
-                    "end_date": params["end"]}
+        return login | {
+            "securities_url": f"{base}/securities/login",
+            "report_type": params["report_type"],
+            "reporting_period": params["period"],
+            "report_file": params["file"],
+            "remarks": f"{params['remarks']} {counter}",
+        }
+    return login | {
+        "securities_url": f"{base}/securities/login",
+        "start_date": params["start"],
+        "end_date": params["end"],
+    }
 
 
 async def read_pages(page: Page, table: str, next_label: str) -> int:
@@ -110,11 +139,13 @@ async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: 
     return elapsed
 
 
-async def run_finrpa(app: App, org_id: str, runner: RunRunner, flow: str, base: str, folder: Path, seed: int,
-                     counter: int) -> float:
+async def run_finrpa(
+    app: App, org: tuple[str, str, str], runner: RunRunner, flow: str, base: str, folder: Path, seed: int, counter: int
+) -> float:
+    org_id, dept_id, operator_id = org
     params = FLOWS[flow].params(folder, seed)
     arguments = template_arguments(flow, base, params, seed, counter)
-    run_id = await start_run(app, org_id, TEMPLATES[flow], arguments, created_by="bench")
+    run_id = await start_run(app, org_id, TEMPLATES[flow], arguments, created_by=operator_id, dept_id=dept_id)
     started = time.perf_counter()
     state = await runner.execute(run_id, org_id)
     elapsed = time.perf_counter() - started
@@ -123,17 +154,32 @@ async def run_finrpa(app: App, org_id: str, runner: RunRunner, flow: str, base: 
     return elapsed
 
 
-async def prepare(settings: Settings) -> str:
+async def prepare(settings: Settings) -> tuple[str, str, str]:
+    """The demo organisation (department, operator, approvers) with the sandbox password in its vault."""
     async with open_app(settings, auto_migrate=True) as app:
-        with system_context("bench: create organisation"):
+        demo = await seed_demo_org(app)
+        with system_context("bench: find the operator", org_id=demo.org_id):
             async with unit_of_work(app.database.sessions) as session:
-                org = await DirectoryService(session, settings).create_organization(
-                    Principal.platform("-", "bench"), slug="bench", name="Bench")
-        with system_context("bench: store sandbox password", org_id=org.id):
+                operator = await IdentityRepository(session).user_by_username(demo.org_id, "operator")
+                assert operator is not None
+                return demo.org_id, demo.dept_id, operator.id
+
+
+async def approve_everything(app: App, org_id: str, stop: asyncio.Event) -> None:
+    """An approver of the department who approves each request as soon as it appears (payments need one)."""
+    audit = AuditService.from_settings(app.settings)
+    bus = build_bus(app.settings)
+    while not stop.is_set():
+        with system_context("bench: approver", org_id=org_id):
             async with unit_of_work(app.database.sessions) as session:
-                await VaultService(session, settings).put_secret(Principal.platform(org.id, "bench"), org.id,
-                                                                 "sandbox", DEMO_PASSWORD)
-    return str(org.id)
+                user = await IdentityRepository(session).user_by_username(org_id, "approver")
+                assert user is not None
+                principal = await DirectoryService(session, app.settings).load_principal(user)
+            async with approvals_transaction(app.database.sessions, app.settings, audit=audit, bus=bus) as service:
+                for approval in await service.pending_for(principal):
+                    await service.decide(approval.id, principal, True, comment="bench")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.05)
 
 
 async def bench(layout: str, repeat: int, flows: list[str]) -> None:
@@ -143,7 +189,7 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
         root = Path(tmp)
         (root / "var" / "uploads").mkdir(parents=True)
         settings = Settings(data_dir=root / "var")
-        org_id = await prepare(settings)
+        org_id, dept_id, operator_id = await prepare(settings)
         async with open_app(settings) as app, async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=chromium.path, args=list(CHROMIUM_ARGS))
             manager = BrowserManager()
@@ -151,10 +197,18 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
             audit = AuditService.from_settings(settings)
             secrets = vault_secrets(app.database.sessions, settings, audit)
             runners = {
-                shots: RunRunner(settings, app.database, audit=audit, secrets=secrets, manager=manager,
-                                 options=RunnerOptions(screenshots=shots))
+                shots: RunRunner(
+                    settings,
+                    app.database,
+                    audit=audit,
+                    secrets=secrets,
+                    manager=manager,
+                    options=RunnerOptions(screenshots=shots),
+                )
                 for shots in (True, False)
             }
+            stop = asyncio.Event()
+            approver = asyncio.create_task(approve_everything(app, org_id, stop))
             print(f"layout {layout}, {repeat} interleaved repeats per flow (median seconds; ratio to baseline)")
             print(f"{'flow':<24}{'baseline':>10}{'FinRPA+shots':>14}{'ratio':>8}{'FinRPA':>10}{'ratio':>8}")
             counter = 0
@@ -162,7 +216,7 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
                 for attempt in range(repeat):
                     order = ["base", "shots", "plain"]
-                    order = order[attempt % 3:] + order[:attempt % 3]
+                    order = order[attempt % 3 :] + order[: attempt % 3]
                     for kind in order:
                         folder = root / "work" / f"{flow}-{kind}-{attempt}"
                         folder.mkdir(parents=True)
@@ -171,14 +225,27 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                             folder.mkdir(parents=True)
                         counter += 1
                         if kind == "base":
-                            times[kind].append(await run_baseline(browser, flow, layout, sandbox.base_url, folder,
-                                                                  sandbox.config.seed))
+                            times[kind].append(
+                                await run_baseline(browser, flow, layout, sandbox.base_url, folder, sandbox.config.seed)
+                            )
                         else:
                             runner = runners[kind == "shots"]
-                            times[kind].append(await run_finrpa(app, org_id, runner, flow, sandbox.base_url, folder,
-                                                                sandbox.config.seed, counter))
+                            times[kind].append(
+                                await run_finrpa(
+                                    app,
+                                    (org_id, dept_id, operator_id),
+                                    runner,
+                                    flow,
+                                    sandbox.base_url,
+                                    folder,
+                                    sandbox.config.seed,
+                                    counter,
+                                )
+                            )
                 base, shots, plain = (statistics.median(times[k]) for k in ("base", "shots", "plain"))
                 print(f"{flow:<24}{base:>10.2f}{shots:>14.2f}{shots / base:>7.2f}x{plain:>10.2f}{plain / base:>7.2f}x")
+            stop.set()
+            await approver
             await manager.close()
             await browser.close()
 

@@ -190,6 +190,7 @@ class RunBrowser:
         self._tab_ids = itertools.count(1)
         self._closed = False
         self._tasks: set[asyncio.Task[object]] = set()
+        self._owns_context = True
 
     @classmethod
     async def open(
@@ -220,6 +221,24 @@ class RunBrowser:
         context.on("page", run._adopt_page)
         return run
 
+    @classmethod
+    async def adopt(cls, page: Page, config: RunBrowserConfig) -> RunBrowser:
+        """Wrap a caller's own Playwright page (skills used as a library). The caller keeps its context:
+        ``close()`` leaves it open. Navigation is limited to the page's current host plus ``portal_urls`` and
+        ``extra_hosts``; requests of the caller's context are not intercepted."""
+        current = [page.url] if page.url.startswith(("http://", "https://")) else []
+        allowlist = EgressAllowlist.build([*current, *config.portal_urls], config.extra_hosts)
+        run = cls(page.context, config, allowlist, None, on_close=lambda _run: None)
+        run._owns_context = False
+        config.downloads_dir.mkdir(parents=True, exist_ok=True)
+        await page.context.add_init_script(page_model_js())
+        for frame in page.frames:
+            with contextlib.suppress(PlaywrightError):
+                await frame.evaluate(page_model_js())
+        run.active_tab_id = run._tab_for(page).tab_id
+        page.context.on("page", run._adopt_page)
+        return run
+
     # -- events ---------------------------------------------------------------------------------------
     def emit(self, event: BrowserEvent) -> None:
         self.events.append(event)
@@ -234,8 +253,15 @@ class RunBrowser:
             return
         navigation = request.is_navigation_request()
         host = _host_of(request.url)
-        self.emit(EgressBlocked(run_id=self.config.run_id, url=_short(request.url), host=host,
-                                resource_type=request.resource_type, navigation=navigation))
+        self.emit(
+            EgressBlocked(
+                run_id=self.config.run_id,
+                url=_short(request.url),
+                host=host,
+                resource_type=request.resource_type,
+                navigation=navigation,
+            )
+        )
         with contextlib.suppress(PlaywrightError):
             await route.abort("blockedbyclient")
 
@@ -272,8 +298,9 @@ class RunBrowser:
             return
         opener_id = self.active_tab_id or None
         tab = self._tab_for(page, opener_id)
-        self.emit(TabOpened(run_id=self.config.run_id, tab_id=tab.tab_id, url=_short(page.url),
-                            opener_tab_id=opener_id))
+        self.emit(
+            TabOpened(run_id=self.config.run_id, tab_id=tab.tab_id, url=_short(page.url), opener_tab_id=opener_id)
+        )
         opener = self.tabs.get(opener_id or "")
         if opener is not None:
             opener.activity.set()
@@ -305,8 +332,11 @@ class RunBrowser:
     # -- dialogs --------------------------------------------------------------------------------------
     async def _on_dialog(self, tab: Tab, dialog: Dialog) -> None:
         tab.dialog_count += 1
-        self.emit(DialogOpened(run_id=self.config.run_id, tab_id=tab.tab_id, dialog_type=dialog.type,
-                               message=dialog.message[:500]))
+        self.emit(
+            DialogOpened(
+                run_id=self.config.run_id, tab_id=tab.tab_id, dialog_type=dialog.type, message=dialog.message[:500]
+            )
+        )
         policy, tab.dialog_policy = tab.dialog_policy, None
         if policy is not None:
             await self.close_dialog(tab, dialog, accept=policy == "accept", automatic=True)
@@ -331,8 +361,7 @@ class RunBrowser:
                 await dialog.dismiss()
         tab.dialog_prompt_text = None
         tab.activity.set()
-        self.emit(DialogClosed(run_id=self.config.run_id, tab_id=tab.tab_id, accepted=accept,
-                               automatic=automatic))
+        self.emit(DialogClosed(run_id=self.config.run_id, tab_id=tab.tab_id, accepted=accept, automatic=automatic))
 
     # -- downloads ------------------------------------------------------------------------------------
     def _on_download(self, tab: Tab, download: Download) -> None:
@@ -352,8 +381,16 @@ class RunBrowser:
             future.set_exception(exc)
             return
         future.set_result(saved)
-        self.emit(DownloadSaved(run_id=self.config.run_id, tab_id=tab.tab_id, filename=saved.filename,
-                                size=saved.size, sha256=saved.sha256, media_type=saved.media_type))
+        self.emit(
+            DownloadSaved(
+                run_id=self.config.run_id,
+                tab_id=tab.tab_id,
+                filename=saved.filename,
+                size=saved.size,
+                sha256=saved.sha256,
+                media_type=saved.media_type,
+            )
+        )
 
     def _spawn(self, coro: Awaitable[object]) -> None:
         task: asyncio.Task[object] = asyncio.ensure_future(coro)
@@ -372,8 +409,9 @@ class RunBrowser:
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
-        with contextlib.suppress(PlaywrightError):
-            await self.context.close()
+        if self._owns_context:
+            with contextlib.suppress(PlaywrightError):
+                await self.context.close()
         self._on_close(self)
 
     @property

@@ -5,6 +5,8 @@ Public API::
     from finrpa.skills import BaseSkill, SkillResult, register_skill, get_skill, list_skills
 """
 
+from typing import Any
+
 from finrpa.skills.base import (
     BaseSkill,
     ErrorStrategy,
@@ -16,6 +18,14 @@ from finrpa.skills.base import (
 )
 from finrpa.skills.registry import SKILL_REGISTRY, get_skill, list_skills, register_skill, skill_catalogue
 
+
+async def execute(skill_name: str, params: dict[str, Any], **options: Any) -> SkillResult:
+    """Run one skill on the caller's own Playwright page (``page=...``); see :mod:`finrpa.skills.library`."""
+    from finrpa.skills.library import execute as run_on_page
+
+    return await run_on_page(skill_name, params, **options)
+
+
 __all__ = [
     "SKILL_REGISTRY",
     "BaseSkill",
@@ -25,6 +35,7 @@ __all__ = [
     "SideEffect",
     "SkillError",
     "SkillResult",
+    "execute",
     "get_skill",
     "list_skills",
     "register_skill",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 import pyotp
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from finrpa.browser import PageSnapshot, SecretText
 from finrpa.skills.base import BaseSkill, ErrorStrategy, SideEffect, SkillError, SkillResult
@@ -17,11 +17,13 @@ from finrpa.skills.resolve import CLICKABLE, FILLABLE
 
 
 class LoginParams(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     url: str = Field(description="The portal's login page.")
     username: str
-    password: str = Field(description="The password or a secret:// reference to it.")
+    password: str | SecretText = Field(description="The password, a secret:// reference, or a SecretText.")
     captcha_strategy: Literal["skip", "manual", "ocr"] = "skip"
-    totp_secret: str | None = Field(default=None, description="secret:// reference to the TOTP seed.")
+    totp_secret: str | SecretText | None = Field(default=None, description="secret:// reference to the TOTP seed.")
     username_label: str = "用户名"
     password_label: str = "密码"  # noqa: S105 - a field label, not a password
     captcha_label: str = "验证码"
