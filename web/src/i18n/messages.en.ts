@@ -259,4 +259,6 @@ export const en: Messages = {
   "admin.policies.cli": "The API does not offer policy routes yet; policies are validated and deployed from the command line.",
   "admin.policies.validate": "Validate policy files (together with the default policies):",
   "admin.policies.schema": "Print the Cedar schema and the default policies:",
+  "cost.none.short": "No cost in this period",
+  "audit.export.pickDepartment": "Choose a department you audit in the filters and click Search first; the evidence export covers one department.",
 };

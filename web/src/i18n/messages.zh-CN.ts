@@ -256,6 +256,8 @@ export const zhCN = {
   "admin.policies.cli": "当前 API 尚未提供策略管理接口，策略通过命令行校验和部署。",
   "admin.policies.validate": "校验策略文件（与系统默认策略一起校验）：",
   "admin.policies.schema": "查看策略所依据的 Cedar 模式及默认策略：",
+  "cost.none.short": "这段时间没有费用",
+  "audit.export.pickDepartment": "请先在筛选条件中选择一个您有审计权限的部门并点击“查询”，再导出该部门的证据包。",
 } as const;
 
 export type MessageKey = keyof typeof zhCN;

@@ -3,7 +3,7 @@
  * class, failure strategy, capabilities, timeout, parameter schema).
  */
 import { PlayCircleOutlined } from "@ant-design/icons";
-import { Button, Card, Col, Descriptions, Row, Table, Tabs, Tag, Typography } from "antd";
+import { Button, Card, Col, Descriptions, Row, Space, Table, Tabs, Tag, Typography } from "antd";
 import type { ColumnsType } from "antd/es/table";
 import { useNavigate } from "react-router-dom";
 import { api, call, type Schemas } from "../api/client";
@@ -43,11 +43,13 @@ function TemplateCard({ template }: { template: Template }) {
           <Tag>{t(`catalogue.domain.${template.domain}` as MessageKey)}</Tag>
         </Descriptions.Item>
         <Descriptions.Item label={t("catalogue.parameters")}>
-          {fields.map((f) => (
-            <Tag key={f.name} color={f.kind === "secret" ? "red" : f.required ? "blue" : "default"}>
-              {f.title}
-            </Tag>
-          ))}
+          <Space size={[0, 4]} wrap>
+            {fields.map((f) => (
+              <Tag key={f.name} color={f.kind === "secret" ? "red" : f.required ? "blue" : "default"}>
+                {f.title}
+              </Tag>
+            ))}
+          </Space>
         </Descriptions.Item>
         <Descriptions.Item label={t("create.steps")}>
           {template.steps.map((s) => s.name).join(" → ")}

@@ -35,7 +35,7 @@ function CostBars({ rows, name, title, loading }: { rows: CostRow[] | undefined;
       {data.length > 0 ? (
         <Chart label={title} height={Math.max(160, data.length * 40)} option={barOption(data, "USD", (v) => formatUsd(v))} />
       ) : (
-        <Empty description={t("cost.none")} />
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description={t("cost.none.short")} />
       )}
     </Card>
   );

@@ -19,7 +19,16 @@ import { useDepartments } from "../../data/reference";
 import { formatAuditValue } from "../../format/auditValue";
 import { formatDateTime, formatDuration } from "../../format/dates";
 import { useI18n } from "../../i18n/I18nProvider";
-import { AUDIT_ACTION_TYPES, exportFileName, exportRequest, NO_FILTERS, searchQuery, type AuditFilters } from "./auditFilters";
+import { resultColor } from "../tasks/ActionTimeline";
+import {
+  AUDIT_ACTION_TYPES,
+  exportFileName,
+  exportNeedsDepartment,
+  exportRequest,
+  initialFilters,
+  searchQuery,
+  type AuditFilters,
+} from "./auditFilters";
 
 type AuditRecord = Schemas["AuditRecordView"];
 type VerifyReport = Schemas["VerifyReport"];
@@ -73,8 +82,8 @@ export function AuditPage() {
   const { t, locale } = useI18n();
   const me = useMe();
   const departments = useDepartments();
-  const [draft, setDraft] = useState<AuditFilters>(NO_FILTERS);
-  const [filters, setFilters] = useState<AuditFilters>(NO_FILTERS);
+  const [draft, setDraft] = useState<AuditFilters>(() => initialFilters(me));
+  const [filters, setFilters] = useState<AuditFilters>(() => initialFilters(me));
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const [report, setReport] = useState<VerifyReport | null>(null);
@@ -106,8 +115,12 @@ export function AuditPage() {
   };
 
   const exportZip = async () => {
-    setBusy("export");
     setFailure(null);
+    if (exportNeedsDepartment(me, filters)) {
+      setFailure(t("audit.export.pickDepartment"));
+      return;
+    }
+    setBusy("export");
     try {
       await download(
         "/api/v1/audit/exports",
@@ -137,7 +150,7 @@ export function AuditPage() {
     { title: t("timeline.target"), dataIndex: "target_element", width: 180, ellipsis: true },
     { title: t("timeline.value"), dataIndex: "input_value", width: 180, ellipsis: true, render: (v: unknown) => <span className="mono">{formatAuditValue(v)}</span> },
     { title: t("audit.executor"), dataIndex: "executor", width: 120, ellipsis: true },
-    { title: t("timeline.result"), dataIndex: "execution_result", width: 100 },
+    { title: t("timeline.result"), dataIndex: "execution_result", width: 100, render: (v: string) => <Tag color={resultColor(v)}>{v}</Tag> },
     { title: t("audit.approval"), dataIndex: "has_approval", width: 80, render: (v: boolean) => (v ? <Tag color="blue">✓</Tag> : "") },
     { title: t("timeline.duration"), dataIndex: "duration_ms", width: 90, render: (v: number | null) => formatDuration(v, locale) },
     {

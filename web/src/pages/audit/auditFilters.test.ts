@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exportFileName, exportRequest, searchQuery } from "./auditFilters";
+import { auditedDepartments, exportFileName, exportNeedsDepartment, exportRequest, initialFilters, searchQuery } from "./auditFilters";
 
 describe("audit filters", () => {
   it("sends only the filters that are set, trimmed", () => {
@@ -34,5 +34,31 @@ describe("audit filters", () => {
 
   it("names the export after the organisation and the time", () => {
     expect(exportFileName("demo-bank", new Date("2026-03-04T05:06:07Z"))).toBe("finrpa-audit-demo-bank-20260304-050607.zip");
+  });
+});
+
+describe("audit scope of the signed-in user", () => {
+  const auditor = (departments: string[]) => ({
+    is_org_admin: false,
+    is_super_admin: false,
+    departments: departments.map((id) => ({ department_id: id, roles: ["auditor"] })),
+  });
+
+  it("starts an auditor of one department scoped to it", () => {
+    expect(initialFilters(auditor(["ops"])).deptId).toBe("ops");
+    expect(initialFilters(auditor(["ops", "treasury"])).deptId).toBeUndefined();
+  });
+
+  it("asks department auditors, not org admins, to choose a department before exporting", () => {
+    expect(exportNeedsDepartment(auditor(["ops", "treasury"]), { actionTypes: [] })).toBe(true);
+    expect(exportNeedsDepartment(auditor(["ops", "treasury"]), { actionTypes: [], deptId: "ops" })).toBe(false);
+    const admin = { is_org_admin: true, is_super_admin: false, departments: [] };
+    expect(exportNeedsDepartment(admin, { actionTypes: [] })).toBe(false);
+    expect(initialFilters(admin)).toEqual({ actionTypes: [] });
+  });
+
+  it("ignores departments where the user is not an auditor", () => {
+    const mixed = { is_org_admin: false, is_super_admin: false, departments: [{ department_id: "ops", roles: ["operator"] }] };
+    expect(auditedDepartments(mixed)).toEqual([]);
   });
 });

@@ -82,3 +82,26 @@ export function exportFileName(orgSlug: string, now: Date = new Date()): string 
   const stamp = now.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-");
   return `finrpa-audit-${orgSlug}-${stamp}.zip`;
 }
+
+interface Auditor {
+  is_org_admin: boolean;
+  is_super_admin: boolean;
+  departments: { department_id: string; roles: string[] }[];
+}
+
+/** Departments where the user holds the auditor role (org admins audit everything: empty list). */
+export function auditedDepartments(user: Auditor): string[] {
+  if (user.is_org_admin || user.is_super_admin) return [];
+  return user.departments.filter((d) => d.roles.includes("auditor")).map((d) => d.department_id);
+}
+
+/** Filters to start with: an auditor of exactly one department starts scoped to it (exports need one). */
+export function initialFilters(user: Auditor): AuditFilters {
+  const departments = auditedDepartments(user);
+  return departments.length === 1 ? { ...NO_FILTERS, deptId: departments[0] } : NO_FILTERS;
+}
+
+/** An export needs a department unless the user audits the whole organisation. */
+export function exportNeedsDepartment(user: Auditor, filters: AuditFilters): boolean {
+  return !(user.is_org_admin || user.is_super_admin) && !filters.deptId?.trim();
+}

@@ -15,7 +15,25 @@ import { useI18n } from "../../i18n/I18nProvider";
 
 type AuditRecord = Schemas["AuditRecordView"];
 
-const RESULT_COLORS: Record<string, string> = { SUCCESS: "success", FAILED: "error", BLOCKED: "warning", DENIED: "error" };
+const RESULT_COLORS: Record<string, string> = {
+  ok: "success",
+  success: "success",
+  succeeded: "success",
+  completed: "success",
+  approved: "success",
+  failed: "error",
+  error: "error",
+  denied: "error",
+  rejected: "error",
+  blocked: "warning",
+  uncertain: "warning",
+  requested: "processing",
+  pending: "processing",
+};
+
+export function resultColor(result: string): string {
+  return RESULT_COLORS[result.toLowerCase()] ?? "default";
+}
 
 function phasesOf(record: AuditRecord): Phase[] {
   const phases: Phase[] = [];
@@ -45,7 +63,7 @@ export function ActionTimeline({ records, loading }: { records: AuditRecord[]; l
       title: t("timeline.result"),
       dataIndex: "execution_result",
       width: 110,
-      render: (value: string) => <Tag color={RESULT_COLORS[value.toUpperCase()] ?? "default"}>{value}</Tag>,
+      render: (value: string) => <Tag color={resultColor(value)}>{value}</Tag>,
     },
     { title: t("timeline.duration"), dataIndex: "duration_ms", width: 100, render: (value: number | null) => formatDuration(value, locale) },
     {

@@ -3,7 +3,7 @@
  * the audited action timeline with before/after screenshots, its arguments and its result.
  */
 import { ArrowLeftOutlined, StopOutlined } from "@ant-design/icons";
-import { Alert, Badge, Button, Card, Col, Descriptions, Popconfirm, Row, Skeleton, Space, Table, Typography } from "antd";
+import { Alert, Badge, Button, Card, Col, Collapse, Descriptions, Popconfirm, Row, Skeleton, Space, Table, Typography } from "antd";
 import type { ColumnsType } from "antd/es/table";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { useNavigate, useParams } from "react-router-dom";
@@ -135,16 +135,12 @@ export function TaskDetailPage() {
         <Alert type="info" showIcon message={t("detail.waitingApproval")} style={{ marginBottom: 16 }} />
       )}
       <Row gutter={16}>
-        <Col xs={24} xl={16}>
+        <Col xs={24} xl={15}>
           <Card title={t("detail.plan")} style={{ marginBottom: 16 }}>
             <SubtaskTable subtasks={view.subtasks} current={view.current} />
           </Card>
-          <Card title={t("detail.timeline")} style={{ marginBottom: 16 }}>
-            {actions.error && <ProblemAlert problem={actions.error} onRetry={actions.reload} />}
-            <ActionTimeline records={actions.data?.items ?? []} loading={actions.loading} />
-          </Card>
         </Col>
-        <Col xs={24} xl={8}>
+        <Col xs={24} xl={9}>
           <Card title={t("detail.facts")} style={{ marginBottom: 16 }}>
             <Descriptions size="small" column={1}>
               <Descriptions.Item label="ID">
@@ -161,25 +157,45 @@ export function TaskDetailPage() {
               <Descriptions.Item label={t("tasks.col.created")}>{formatDateTime(task.created_at)}</Descriptions.Item>
               <Descriptions.Item label={t("tasks.col.finished")}>{formatDateTime(task.finished_at)}</Descriptions.Item>
             </Descriptions>
+            <Collapse
+              size="small"
+              ghost
+              items={[
+                {
+                  key: "arguments",
+                  label: t("detail.arguments"),
+                  children: (
+                    <Descriptions size="small" column={1}>
+                      {Object.entries(task.arguments).map(([name, value]) => (
+                        <Descriptions.Item key={name} label={name}>
+                          <span className="mono">{String(value)}</span>
+                        </Descriptions.Item>
+                      ))}
+                    </Descriptions>
+                  ),
+                },
+                ...(Object.keys(task.result).length > 0
+                  ? [
+                      {
+                        key: "result",
+                        label: t("detail.result"),
+                        children: (
+                          <pre className="mono" style={{ margin: 0, maxHeight: 360, overflow: "auto", whiteSpace: "pre-wrap" }} data-testid="task-result">
+                            {JSON.stringify(task.result, null, 2)}
+                          </pre>
+                        ),
+                      },
+                    ]
+                  : []),
+              ]}
+            />
           </Card>
-          <Card title={t("detail.arguments")} style={{ marginBottom: 16 }}>
-            <Descriptions size="small" column={1}>
-              {Object.entries(task.arguments).map(([name, value]) => (
-                <Descriptions.Item key={name} label={name}>
-                  <span className="mono">{String(value)}</span>
-                </Descriptions.Item>
-              ))}
-            </Descriptions>
-          </Card>
-          {Object.keys(task.result).length > 0 && (
-            <Card title={t("detail.result")} data-testid="task-result">
-              <pre className="mono" style={{ margin: 0, maxHeight: 360, overflow: "auto", whiteSpace: "pre-wrap" }}>
-                {JSON.stringify(task.result, null, 2)}
-              </pre>
-            </Card>
-          )}
         </Col>
       </Row>
+      <Card title={t("detail.timeline")} style={{ marginBottom: 16 }}>
+        {actions.error && <ProblemAlert problem={actions.error} onRetry={actions.reload} />}
+        <ActionTimeline records={actions.data?.items ?? []} loading={actions.loading} />
+      </Card>
     </>
   );
 }

@@ -1,0 +1,157 @@
+"""The dashboard in real headless Chromium against `finrpa serve`: an operator signs in (zh-CN), starts
+bank_statement_download from its generated form, watches it complete live and opens the before/after
+screenshots; an auditor verifies the chain and downloads the evidence export; an admin stores a credential
+through the write-only form and switches the interface to English, which survives a reload."""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from finrpa.commands.demo import DEMO_ACCOUNT, DEMO_PERIOD, DEMO_USER
+from finrpa.sandbox.directory import DEMO_PASSWORD
+from tests.e2e.web.conftest import BANK_SECRET, ContextFactory, Screenshots, Stack, sign_in
+
+pytestmark = pytest.mark.browser
+
+RUN_TIMEOUT_MS = 240_000
+
+
+def _pick_date(page: Page, label: str, value: str) -> None:
+    field = page.get_by_label(label)
+    field.fill(value)
+    field.press("Enter")
+
+
+def _fill_statement_form(page: Page, stack: Stack, password: str) -> None:
+    page.get_by_label("网银地址").fill(f"{stack.sandbox_url}/bank/login")
+    page.get_by_label("用户名").fill(DEMO_USER)
+    page.get_by_label("密码", exact=False).first.fill(password)
+    page.get_by_label("账号").fill(DEMO_ACCOUNT)
+    _pick_date(page, "开始日期", DEMO_PERIOD[0].isoformat())
+    _pick_date(page, "结束日期", DEMO_PERIOD[1].isoformat())
+
+
+def _images_loaded(page: Page) -> list[int]:
+    widths: list[int] = page.eval_on_selector_all(
+        ".ant-modal figure img", "images => images.map(image => image.complete ? image.naturalWidth : 0)"
+    )
+    return widths
+
+
+def test_operator_starts_a_statement_download_and_watches_it_complete(
+    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+) -> None:
+    page = new_context("zh-CN").new_page()
+    page.goto(f"{stack.base_url}/")
+    expect(page.get_by_text("登录 FinRPA")).to_be_visible()
+    screenshots.save(page, "login")
+    sign_in(page, stack, "operator")
+
+    page.get_by_role("menuitem", name="任务").click()
+    page.get_by_role("button", name="新建任务").first.click()
+    page.get_by_role("combobox", name="模板").click()
+    page.get_by_title("银行流水下载").click()
+    _fill_statement_form(page, stack, DEMO_PASSWORD)
+    page.get_by_role("button", name="开始执行").click()
+    expect(page.get_by_text("此处只接受凭据引用")).to_be_visible()
+    assert "/tasks/new" in page.url, "a plain-text password must not start a run"
+
+    page.get_by_label("密码", exact=False).first.fill(f"secret://{BANK_SECRET}")
+    screenshots.save(page, "task-create")
+    page.get_by_role("button", name="开始执行").click()
+    page.wait_for_url(re.compile(r"/tasks/[0-9a-f]{16,}$"))
+
+    status = page.get_by_test_id("task-status")
+    expect(status.locator("[data-status=RUNNING]")).to_be_visible(timeout=60_000)
+    expect(page.get_by_test_id("live-state")).to_contain_text("实时更新中")
+    expect(status.locator("[data-status=COMPLETED]")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_test_id("subtasks").locator("[data-status=SUCCESS]")).to_have_count(4)
+    timeline = page.get_by_test_id("action-timeline")
+    expect(timeline.get_by_role("button", name=re.compile("查看第"))).not_to_have_count(0)
+    assert DEMO_PASSWORD not in page.content(), "the portal password must never reach the page"
+    screenshots.save(page, "task-detail")
+
+    timeline.get_by_role("button", name=re.compile("查看第")).nth(1).click()
+    expect(page.get_by_test_id("screenshot-before").locator("img")).to_be_visible()
+    expect(page.get_by_test_id("screenshot-after").locator("img")).to_be_visible()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.ant-modal figure img')].every(i => i.complete && i.naturalWidth > 0)"
+    )
+    assert all(width > 0 for width in _images_loaded(page))
+    expect(page.locator(".ant-zoom-appear-active, .ant-zoom-enter-active")).to_have_count(0)  # opening animation done
+    screenshots.save(page, "task-screenshots", full_page=False)
+    page.locator(".ant-modal-close").click()
+
+    page.get_by_role("menuitem", name="任务").click()
+    expect(page.locator("tbody [data-status=COMPLETED]").first).to_be_visible()
+    screenshots.save(page, "tasks")
+
+
+def test_auditor_verifies_the_chain_and_downloads_the_export(
+    stack: Stack, completed_run: str, new_context: ContextFactory, screenshots: Screenshots, tmp_path: Path
+) -> None:
+    page = new_context("zh-CN").new_page()
+    sign_in(page, stack, "auditor")
+    page.get_by_role("menuitem", name="审计").click()
+    expect(page.get_by_role("link", name=completed_run[:8]).first).to_be_visible()
+
+    page.get_by_role("button", name="校验审计链").click()
+    verdict = page.get_by_test_id("verify-result")
+    expect(verdict).to_contain_text("审计链完整")
+    screenshots.save(page, "audit")
+
+    with page.expect_download() as started:
+        page.get_by_role("button", name="导出证据包").click()
+    target = tmp_path / started.value.suggested_filename
+    started.value.save_as(target)
+    assert target.suffix == ".zip"
+    with zipfile.ZipFile(target) as archive:
+        names = set(archive.namelist())
+        manifest = json.loads(archive.read("manifest.json"))
+    assert {"manifest.json", "manifest.sig", "checkpoint.json"} <= names
+    assert completed_run in json.dumps(manifest) or any(completed_run in name for name in names), (
+        "the export holds the run's evidence"
+    )
+    assert DEMO_PASSWORD.encode() not in target.read_bytes()
+
+
+def test_admin_stores_a_credential_write_only_and_switches_to_english(
+    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+) -> None:
+    page = new_context("zh-CN").new_page()
+    sign_in(page, stack, "admin")
+    screenshots.save(page, "overview")
+    page.get_by_role("menuitem", name="成本").click()
+    expect(page.get_by_text("模型路由决策")).to_be_visible()
+    screenshots.save(page, "cost")
+    page.get_by_role("menuitem", name="技能与模板").click()
+    expect(page.get_by_text("bank_statement_download")).to_be_visible()
+    screenshots.save(page, "catalogue")
+
+    page.get_by_role("menuitem", name="系统管理").click()
+    page.get_by_role("tab", name="凭据").click()
+    value = "e2e-not-a-real-value-" + stack.org_slug
+    page.get_by_label("名称").fill("e2e/portal")
+    page.get_by_label("值").fill(value)
+    page.get_by_role("button", name="保存").click()
+    expect(page.get_by_text("已保存为 secret://e2e/portal")).to_be_visible()
+    expect(page.get_by_role("cell", name="secret://e2e/portal")).to_be_visible()
+    assert value not in page.content(), "a stored credential is never shown again"
+    screenshots.save(page, "admin-credentials")
+    page.get_by_role("tab", name="用户与角色").click()
+    expect(page.get_by_role("cell", name="operator", exact=True)).to_be_visible()
+    screenshots.save(page, "admin-users")
+
+    page.get_by_test_id("language-switch").get_by_text("English").click()
+    expect(page.get_by_role("menuitem", name="Tasks")).to_be_visible()
+    page.reload()
+    expect(page.get_by_role("menuitem", name="Tasks")).to_be_visible()
+    expect(page.get_by_test_id("current-user")).to_have_text("李管理")  # still signed in after the reload
+    page.get_by_role("menuitem", name="Overview").click()
+    screenshots.save(page, "overview-en")
