@@ -21,8 +21,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
-from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
 from finrpa.bootstrap import open_app
+from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
 from finrpa.commands.demo import DEMO_ACCOUNT, DEMO_PERIOD, DEMO_USER
 from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
@@ -177,37 +177,50 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Screenshots:
     return Screenshots(tmp_path_factory.mktemp("screenshots"), os.environ.get("FINRPA_UPDATE_SCREENSHOTS") == "1")
 
 
-def _start_statement_run(stack: Stack) -> str:
-    """Start bank_statement_download over the HTTP API as the operator; returns the task id."""
+def operator_headers(stack: Stack) -> dict[str, str]:
     login = {"org": stack.org_slug, "username": "operator", "password": stack.passwords["operator"]}
     token = httpx.post(f"{stack.base_url}/api/v1/auth/login", json=login, timeout=30).json()["access_token"]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def start_statement_run(stack: Stack, account_number: str = DEMO_ACCOUNT) -> str:
+    """Start bank_statement_download over the HTTP API as the operator; returns the task id."""
     parameters = {
         "bank_url": f"{stack.sandbox_url}/bank/login",
         "username": DEMO_USER,
         "password": f"secret://{BANK_SECRET}",
-        "account_number": DEMO_ACCOUNT,
+        "account_number": account_number,
         "start_date": DEMO_PERIOD[0].isoformat(),
         "end_date": DEMO_PERIOD[1].isoformat(),
     }
-    headers = {"Authorization": f"Bearer {token}"}
     body = {"template_id": "bank_statement_download", "parameters": parameters}
-    created = httpx.post(f"{stack.base_url}/api/v1/tasks", json=body, headers=headers, timeout=30)
+    created = httpx.post(f"{stack.base_url}/api/v1/tasks", json=body, headers=operator_headers(stack), timeout=30)
     assert created.status_code == 201, created.text
     task_id: str = created.json()["id"]
+    return task_id
+
+
+def wait_for_status(stack: Stack, task_id: str, wanted: set[str]) -> str:
+    """Poll the task until it reaches one of ``wanted`` (or any final status); returns that status."""
+    headers = operator_headers(stack)
+    final = {"COMPLETED", "FAILED", "ABORTED", "TIMEOUT"}
     deadline = time.monotonic() + RUN_TIMEOUT_S
     while time.monotonic() < deadline:
-        status = httpx.get(f"{stack.base_url}/api/v1/tasks/{task_id}", headers=headers, timeout=30).json()["status"]
-        if status in ("COMPLETED", "FAILED", "ABORTED", "TIMEOUT"):
-            assert status == "COMPLETED", f"the seeded run ended {status}; see {stack.log_path}"
-            return task_id
+        detail = httpx.get(f"{stack.base_url}/api/v1/tasks/{task_id}", headers=headers, timeout=30).json()
+        if detail["status"] in wanted | final:
+            status: str = detail["status"]
+            return status
         time.sleep(1)
-    raise AssertionError(f"the seeded run did not finish in {RUN_TIMEOUT_S} s")
+    raise AssertionError(f"task {task_id} did not reach {sorted(wanted)} in {RUN_TIMEOUT_S} s")
 
 
 @pytest.fixture(scope="package")
 def completed_run(stack: Stack) -> str:
     """A finished bank_statement_download run, started over the API, for tests that need evidence to exist."""
-    return _start_statement_run(stack)
+    task_id = start_statement_run(stack)
+    status = wait_for_status(stack, task_id, {"COMPLETED"})
+    assert status == "COMPLETED", f"the seeded run ended {status}; see {stack.log_path}"
+    return task_id
 
 
 ContextFactory = Callable[[str], BrowserContext]

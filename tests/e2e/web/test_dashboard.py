@@ -15,7 +15,15 @@ from playwright.sync_api import Page, expect
 
 from finrpa.commands.demo import DEMO_ACCOUNT, DEMO_PERIOD, DEMO_USER
 from finrpa.sandbox.directory import DEMO_PASSWORD
-from tests.e2e.web.conftest import BANK_SECRET, ContextFactory, Screenshots, Stack, sign_in
+from tests.e2e.web.conftest import (
+    BANK_SECRET,
+    ContextFactory,
+    Screenshots,
+    Stack,
+    sign_in,
+    start_statement_run,
+    wait_for_status,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -63,6 +71,7 @@ def test_operator_starts_a_statement_download_and_watches_it_complete(
     assert "/tasks/new" in page.url, "a plain-text password must not start a run"
 
     page.get_by_label("密码", exact=False).first.fill(f"secret://{BANK_SECRET}")
+    expect(page.get_by_text("此处只接受凭据引用")).to_have_count(0)
     screenshots.save(page, "task-create")
     page.get_by_role("button", name="开始执行").click()
     page.wait_for_url(re.compile(r"/tasks/[0-9a-f]{16,}$"))
@@ -91,6 +100,32 @@ def test_operator_starts_a_statement_download_and_watches_it_complete(
     page.get_by_role("menuitem", name="任务").click()
     expect(page.locator("tbody [data-status=COMPLETED]").first).to_be_visible()
     screenshots.save(page, "tasks")
+
+
+def test_operator_resolves_a_run_waiting_for_a_person(
+    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+) -> None:
+    task_id = start_statement_run(stack, account_number="6222000000000000999")  # not an account of this user
+    assert wait_for_status(stack, task_id, {"NEEDS_HUMAN"}) == "NEEDS_HUMAN"
+    page = new_context("zh-CN").new_page()
+    sign_in(page, stack, "operator")
+    page.goto(f"{stack.base_url}/tasks/{task_id}")
+
+    panel = page.get_by_test_id("needs-human-panel")
+    expect(panel).to_contain_text("需要人工处理")
+    expect(panel).to_contain_text("6222000000000000999")  # what went wrong, in the portal's own terms
+    expect(panel).to_contain_text("查询账户明细")  # where the run stopped
+    panel.get_by_role("button", name="查看截图").click()
+    expect(page.get_by_test_id("screenshot-before").locator("img")).to_be_visible()
+    page.locator(".ant-modal-close").click()
+    screenshots.save(page, "needs-human")
+
+    panel.get_by_label("处理说明").fill("账号填写错误，终止本次查询")
+    panel.get_by_role("button", name="中止任务").click()
+    page.get_by_role("button", name="确 定").or_(page.get_by_role("button", name="OK")).click()
+    expect(page.get_by_test_id("task-status").locator("[data-status=ABORTED]")).to_be_visible(timeout=60_000)
+    expect(panel).to_have_count(0)
+    expect(page.get_by_test_id("action-timeline")).to_contain_text("HUMAN_INTERVENTION")  # the choice is audited
 
 
 def test_auditor_verifies_the_chain_and_downloads_the_export(
@@ -122,10 +157,11 @@ def test_auditor_verifies_the_chain_and_downloads_the_export(
 
 
 def test_admin_stores_a_credential_write_only_and_switches_to_english(
-    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+    stack: Stack, completed_run: str, new_context: ContextFactory, screenshots: Screenshots
 ) -> None:
     page = new_context("zh-CN").new_page()
     sign_in(page, stack, "admin")
+    expect(page.get_by_role("img", name="任务状态分布")).to_be_visible()  # the chart of the runs so far
     screenshots.save(page, "overview")
     page.get_by_role("menuitem", name="成本").click()
     expect(page.get_by_text("模型路由决策")).to_be_visible()
@@ -154,4 +190,5 @@ def test_admin_stores_a_credential_write_only_and_switches_to_english(
     expect(page.get_by_role("menuitem", name="Tasks")).to_be_visible()
     expect(page.get_by_test_id("current-user")).to_have_text("李管理")  # still signed in after the reload
     page.get_by_role("menuitem", name="Overview").click()
+    expect(page.get_by_role("img", name="Runs by status")).to_be_visible()
     screenshots.save(page, "overview-en")

@@ -51,12 +51,13 @@ function fieldInput(field: FieldSpec, t: (key: MessageKey) => string): ReactNode
   }
 }
 
-function fieldHelp(field: FieldSpec, t: (key: MessageKey) => string): string | undefined {
+function fieldHelp(field: FieldSpec, t: (key: MessageKey) => string): ReactNode {
   const hints = [field.description];
   if (field.kind === "secret") hints.push(t("form.secret.help"));
   if (field.kind === "path") hints.push(t("form.path.help"));
-  const text = hints.filter(Boolean).join(" ");
-  return text || undefined;
+  const lines = hints.filter((hint): hint is string => Boolean(hint));
+  if (lines.length === 0) return undefined;
+  return lines.map((line) => <div key={line}>{line}</div>);
 }
 
 /** Form values to start with: defaults, with dates as dayjs for the date picker. */

@@ -72,7 +72,7 @@ export function OverviewPage() {
           </Card>
         </Col>
         <Col xs={24} lg={10}>
-          <Card title={t("overview.byStatus")}>
+          <Card title={t("overview.byStatus")} loading={!data && !summary.error}>
             {data && data.runs_total > 0 ? (
               <Chart
                 label={t("overview.byStatus")}
@@ -88,7 +88,7 @@ export function OverviewPage() {
           </Card>
         </Col>
         <Col xs={24} lg={14}>
-          <Card title={t("overview.dailyCost")}>
+          <Card title={t("overview.dailyCost")} loading={!daily.data && !daily.error}>
             {daily.error ? (
               <ProblemAlert problem={daily.error} onRetry={daily.reload} />
             ) : costPoints.some((p) => p.value > 0) ? (

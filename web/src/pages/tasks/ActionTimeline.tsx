@@ -24,6 +24,7 @@ const RESULT_COLORS: Record<string, string> = {
   failed: "error",
   error: "error",
   denied: "error",
+  invalid: "error",
   rejected: "error",
   blocked: "warning",
   uncertain: "warning",

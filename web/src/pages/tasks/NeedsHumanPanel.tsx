@@ -50,7 +50,9 @@ export function NeedsHumanPanel({ taskId, version, onResolved }: { taskId: strin
 
   if (intervention.error) return <ProblemAlert problem={intervention.error} onRetry={intervention.reload} />;
   if (!data || !data.waiting) return null;
-  const context = Object.keys(data.context ?? {}).length > 0 ? JSON.stringify(data.context, null, 2) : null;
+  // The screenshot is offered as a button below; the rest of the context is what the step reported.
+  const { last_screenshot: _shown, ...reported } = data.context ?? {};
+  const context = Object.keys(reported).length > 0 ? JSON.stringify(reported, null, 2) : null;
 
   return (
     <Card
