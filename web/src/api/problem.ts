@@ -38,6 +38,8 @@ export class ApiProblem extends Error {
         Array.isArray(p.errors) ? (p.errors as FieldProblemBody[]) : [],
       );
     }
-    return new ApiProblem(status, `http_${status}`, typeof body === "string" ? body.slice(0, 300) : "");
+    // A proxy's HTML error page says nothing useful to a person; plain text is kept.
+    const text = typeof body === "string" && !body.trimStart().startsWith("<") ? body.slice(0, 300) : "";
+    return new ApiProblem(status, `http_${status}`, text);
   }
 }

@@ -25,7 +25,7 @@ interface Shot {
 }
 
 export function ScreenshotPair({ recordId, phases, title, onClose }: ScreenshotPairProps) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const [shots, setShots] = useState<Shot[] | null>(null);
 
   const wanted = phases.join(",");
@@ -41,7 +41,7 @@ export function ScreenshotPair({ recordId, phases, title, onClose }: ScreenshotP
           );
           return { phase, url: link.url, error: null };
         } catch (problem) {
-          return { phase, url: null, error: describeProblem(problem, t) };
+          return { phase, url: null, error: describeProblem(problem, t, locale) };
         }
       }),
     ).then((result) => live && setShots(result));

@@ -258,6 +258,13 @@ export const zhCN = {
   "admin.policies.schema": "查看策略所依据的 Cedar 模式及默认策略：",
   "cost.none.short": "这段时间没有费用",
   "audit.export.pickDepartment": "请先在筛选条件中选择一个您有审计权限的部门并点击“查询”，再导出该部门的证据包。",
+  "problem.authentication_failed": "机构代码、用户名或密码不正确。",
+  "problem.account_locked": "账号因多次登录失败已被临时锁定，请稍后再试或联系管理员。",
+  "problem.login_rate_limited": "登录尝试过于频繁，请稍后再试。",
+  "problem.maker_checker_violation": "同一部门内，经办与复核（审批）不能由同一人担任。",
+  "problem.permission_denied": "您没有执行此操作的权限；如需权限请联系机构管理员。",
+  "problem.database_unavailable": "数据库暂时无法访问，请一分钟后重试。",
+  "problem.internal_error": "服务器内部错误，已记录；请稍后重试，如持续出现请联系运维并提供请求编号。",
 } as const;
 
 export type MessageKey = keyof typeof zhCN;

@@ -24,7 +24,7 @@ function lastOrg(): string {
 }
 
 export function LoginPage() {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const { signIn } = useAuth();
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -40,7 +40,7 @@ export function LoginPage() {
         // not remembered; nothing else depends on it
       }
     } catch (problem) {
-      setFailure(t("login.failed", { detail: describeProblem(problem, t) }));
+      setFailure(t("login.failed", { detail: describeProblem(problem, t, locale) }));
     } finally {
       setBusy(false);
     }

@@ -23,7 +23,7 @@ interface KeyValues {
 }
 
 export function ApiKeysTab() {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const keys = useApi(() => call(api.GET("/api/v1/api-keys")), []);
   const users = useApi(() => call(api.GET("/api/v1/users")), []);
   const [form] = Form.useForm<KeyValues>();
@@ -45,7 +45,7 @@ export function ApiKeysTab() {
       setIssued(key.key);
       keys.reload();
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     }
   };
 
@@ -55,7 +55,7 @@ export function ApiKeysTab() {
       await call(api.DELETE("/api/v1/api-keys/{prefix}", { params: { path: { prefix } } }));
       keys.reload();
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     }
   };
 

@@ -29,7 +29,7 @@ interface CredentialValues {
 const KINDS: SecretKind[] = ["password", "totp_seed", "token", "generic"];
 
 export function CredentialsTab() {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const credentials = useApi(() => call(api.GET("/api/v1/credentials")), []);
   const departments = useDepartments();
   const [form] = Form.useForm<CredentialValues>();
@@ -51,7 +51,7 @@ export function CredentialsTab() {
       credentials.reload();
     } catch (problem) {
       form.setFieldValue("value", ""); // never keep a secret in the page after a failed save
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     }
   };
 
@@ -61,7 +61,7 @@ export function CredentialsTab() {
       await call(api.DELETE("/api/v1/credentials/{name}", { params: { path: { name } } }));
       credentials.reload();
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     }
   };
 

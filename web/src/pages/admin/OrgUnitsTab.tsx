@@ -25,7 +25,7 @@ function createUnit(kind: Kind, body: { code: string; name: string }): Promise<O
 }
 
 export function OrgUnitsTab({ kind, canEdit }: { kind: Kind; canEdit: boolean }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const units = useApi(() => listUnits(kind), [kind]);
   const [form] = Form.useForm<{ code: string; name: string }>();
   const [failure, setFailure] = useState<string | null>(null);
@@ -38,7 +38,7 @@ export function OrgUnitsTab({ kind, canEdit }: { kind: Kind; canEdit: boolean })
       forgetReferenceData();
       units.reload();
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     }
   };
 

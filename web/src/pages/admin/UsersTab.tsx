@@ -30,7 +30,7 @@ interface NewUser {
 }
 
 export function UsersTab({ canCreate }: { canCreate: boolean }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const users = useApi(() => call(api.GET("/api/v1/users")), []);
   const departments = useDepartments();
   const lines = useApi(() => call(api.GET("/api/v1/business-lines")), []);
@@ -48,7 +48,7 @@ export function UsersTab({ canCreate }: { canCreate: boolean }) {
       users.reload();
       return true;
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
       return false;
     }
   };

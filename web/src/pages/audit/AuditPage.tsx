@@ -108,7 +108,7 @@ export function AuditPage() {
     try {
       setReport(await call(api.GET("/api/v1/audit/verify")));
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     } finally {
       setBusy(null);
     }
@@ -128,7 +128,7 @@ export function AuditPage() {
         exportFileName(me.org_slug),
       );
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     } finally {
       setBusy(null);
     }

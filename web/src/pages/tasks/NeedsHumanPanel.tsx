@@ -23,7 +23,7 @@ const ACTION_LABELS: Record<HumanAction, MessageKey> = {
 };
 
 export function NeedsHumanPanel({ taskId, version, onResolved }: { taskId: string; version: number; onResolved: () => void }) {
-  const { t } = useI18n();
+  const { t, locale } = useI18n();
   const intervention = useApi(
     () => call(api.GET("/api/v1/tasks/{task_id}/intervention", { params: { path: { task_id: taskId } } })),
     [taskId, version],
@@ -42,7 +42,7 @@ export function NeedsHumanPanel({ taskId, version, onResolved }: { taskId: strin
       setNote("");
       onResolved();
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
     } finally {
       setBusy(null);
     }

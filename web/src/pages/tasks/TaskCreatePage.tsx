@@ -71,7 +71,7 @@ export function TaskCreatePage() {
       );
       navigate(`/tasks/${task.id}`);
     } catch (problem) {
-      setFailure(describeProblem(problem, t));
+      setFailure(describeProblem(problem, t, locale));
       setIdempotencyKey(newIdempotencyKey()); // a refused request created nothing: a corrected one is new
     } finally {
       setBusy(false);

@@ -95,7 +95,7 @@ export function TaskDetailPage() {
       await call(api.POST("/api/v1/tasks/{task_id}/cancel", { params: { path: { task_id: taskId } } }));
       detail.reload();
     } catch (problem) {
-      setCancelFailure(describeProblem(problem, t));
+      setCancelFailure(describeProblem(problem, t, locale));
     }
   };
 
