@@ -181,8 +181,20 @@ def test_admin_stores_a_credential_write_only_and_switches_to_english(
     assert value not in page.content(), "a stored credential is never shown again"
     screenshots.save(page, "admin-credentials")
     page.get_by_role("tab", name="用户与角色").click()
-    expect(page.get_by_role("cell", name="operator", exact=True)).to_be_visible()
+    operator_row = page.get_by_role("row").filter(has=page.get_by_role("cell", name="operator", exact=True))
+    expect(operator_row).to_contain_text("运营部 · 经办")
     screenshots.save(page, "admin-users")
+    operator_row.get_by_role("button", name="分配角色").click()
+    dialog = page.get_by_role("dialog")
+    dialog.get_by_role("combobox", name="部门").click()
+    page.get_by_title("运营部", exact=True).click()
+    dialog.get_by_role("combobox", name="角色").click()
+    page.get_by_title("复核/授权", exact=True).click()
+    dialog.get_by_role("button", name="确 定").or_(dialog.get_by_role("button", name="OK")).click()
+    refusal = dialog.get_by_role("alert").filter(has_text="已拒绝")
+    expect(refusal).to_contain_text("职责分离")  # maker-checker holds, said in Chinese
+    page.get_by_role("button", name="取 消").or_(page.get_by_role("button", name="Cancel")).click()
+    expect(operator_row).not_to_contain_text("复核/授权")
 
     page.get_by_test_id("language-switch").get_by_text("English").click()
     expect(page.get_by_role("menuitem", name="Tasks")).to_be_visible()

@@ -264,7 +264,7 @@ export const en: Messages = {
   "problem.authentication_failed": "The organisation, username or password is wrong.",
   "problem.account_locked": "The account is locked after repeated failed sign-ins; try again later or ask an administrator.",
   "problem.login_rate_limited": "Too many sign-in attempts; try again later.",
-  "problem.maker_checker_violation": "Within one department, operator and approver cannot be the same person.",
+  "problem.maker_checker_violation": "Refused: segregation of duties keeps operator and approver of one department different people.",
   "problem.permission_denied": "You are not allowed to do this; ask your organisation's administrator.",
   "problem.database_unavailable": "The database is not answering; try again in a minute.",
   "problem.internal_error": "Something went wrong on the server and was logged; try again later and quote the request id if it persists.",

@@ -261,7 +261,7 @@ export const zhCN = {
   "problem.authentication_failed": "机构代码、用户名或密码不正确。",
   "problem.account_locked": "账号因多次登录失败已被临时锁定，请稍后再试或联系管理员。",
   "problem.login_rate_limited": "登录尝试过于频繁，请稍后再试。",
-  "problem.maker_checker_violation": "同一部门内，经办与复核（审批）不能由同一人担任。",
+  "problem.maker_checker_violation": "已拒绝：职责分离要求同一部门内的经办与复核（审批）不能是同一人。",
   "problem.permission_denied": "您没有执行此操作的权限；如需权限请联系机构管理员。",
   "problem.database_unavailable": "数据库暂时无法访问，请一分钟后重试。",
   "problem.internal_error": "服务器内部错误，已记录；请稍后重试，如持续出现请联系运维并提供请求编号。",

@@ -156,7 +156,9 @@ export function UsersTab({ canCreate }: { canCreate: boolean }) {
   return (
     <Card>
       {users.error && <ProblemAlert problem={users.error} onRetry={users.reload} />}
-      {failure && <Alert type="error" showIcon closable message={failure} style={{ marginBottom: 16 }} onClose={() => setFailure(null)} />}
+      {failure && !creating && !grantFor && (
+        <Alert type="error" showIcon closable message={failure} style={{ marginBottom: 16 }} onClose={() => setFailure(null)} />
+      )}
       {canCreate && (
         <Button type="primary" icon={<PlusOutlined />} onClick={() => setCreating(true)} style={{ marginBottom: 16 }}>
           {t("admin.newUser")}
@@ -173,6 +175,7 @@ export function UsersTab({ canCreate }: { canCreate: boolean }) {
         locale={{ emptyText: <Empty description={t("admin.users.empty")} /> }}
       />
       <Modal open={creating} title={t("admin.newUser")} onCancel={() => setCreating(false)} onOk={() => createForm.submit()} destroyOnClose>
+        {failure && <Alert type="error" showIcon message={failure} style={{ marginBottom: 16 }} role="alert" />}
         <Form form={createForm} layout="vertical" onFinish={(v) => void createUser(v)}>
           <Form.Item name="username" label={t("login.username")} rules={[{ required: true, message: t("form.problem.required") }]}>
             <Input autoComplete="off" />
@@ -191,11 +194,15 @@ export function UsersTab({ canCreate }: { canCreate: boolean }) {
       <Modal
         open={grantFor !== null}
         title={t("admin.grantRoleTo", { user: grantFor?.username ?? "" })}
-        onCancel={() => setGrantFor(null)}
+        onCancel={() => {
+          setGrantFor(null);
+          setFailure(null);
+        }}
         onOk={() => grantForm.submit()}
         destroyOnClose
       >
         <Alert type="info" showIcon message={t("admin.makerChecker")} style={{ marginBottom: 16 }} />
+        {failure && <Alert type="error" showIcon message={failure} style={{ marginBottom: 16 }} role="alert" />}
         <Form form={grantForm} layout="vertical" onFinish={(v) => void grantRole(v)}>
           <Form.Item name="department_id" label={t("tasks.col.department")} rules={[{ required: true, message: t("form.problem.required") }]}>
             <Select options={departments.map((d) => ({ value: d.id, label: d.name }))} />
