@@ -204,3 +204,7 @@ def test_admin_stores_a_credential_write_only_and_switches_to_english(
     page.get_by_role("menuitem", name="Overview").click()
     expect(page.get_by_role("img", name="Runs by status")).to_be_visible()
     screenshots.save(page, "overview-en")
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_text("Sign in to FinRPA")).to_be_visible()
+    page.reload()
+    expect(page.get_by_text("Sign in to FinRPA")).to_be_visible()  # signing out ended the refresh session too
