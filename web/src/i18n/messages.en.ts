@@ -268,4 +268,9 @@ export const en: Messages = {
   "problem.permission_denied": "You are not allowed to do this; ask your organisation's administrator.",
   "problem.database_unavailable": "The database is not answering; try again in a minute.",
   "problem.internal_error": "Something went wrong on the server and was logged; try again later and quote the request id if it persists.",
+  "risk.low": "Low risk",
+  "risk.medium": "Medium risk",
+  "risk.high": "High risk",
+  "risk.critical": "Critical risk",
+  "detail.approvalNeeded": "Needs {n} approver(s) · open the approval",
 };

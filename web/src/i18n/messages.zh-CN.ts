@@ -265,6 +265,11 @@ export const zhCN = {
   "problem.permission_denied": "您没有执行此操作的权限；如需权限请联系机构管理员。",
   "problem.database_unavailable": "数据库暂时无法访问，请一分钟后重试。",
   "problem.internal_error": "服务器内部错误，已记录；请稍后重试，如持续出现请联系运维并提供请求编号。",
+  "risk.low": "低风险",
+  "risk.medium": "中风险",
+  "risk.high": "高风险",
+  "risk.critical": "极高风险",
+  "detail.approvalNeeded": "需要 {n} 位审批人批准 · 查看审批",
 } as const;
 
 export type MessageKey = keyof typeof zhCN;

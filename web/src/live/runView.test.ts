@@ -82,13 +82,16 @@ describe("run view reducer", () => {
     expect(aborted.status).toBe("ABORTED");
   });
 
-  it("waits for approval and resumes when every pending approval is decided", () => {
+  it("waits for approval with the risk behind it, and resumes when every pending approval is decided", () => {
     const waiting = foldRunEvents([
       event(1, "run_created", { plan }),
-      event(2, "approval_requested", { approval_id: "a1", subtask_id: "s2" }),
+      event(2, "risk_decision", { subtask_id: "s2", level: "critical", requires_approval: true, reasons: ["moves money"] }),
+      event(3, "approval_requested", { approval_id: "a1", subtask_id: "s2", level: "critical", required: 2 }),
     ]);
     expect(waiting.status).toBe("WAITING_APPROVAL");
-    const decided = applyRunEvent(waiting, event(3, "approval_decided", { approval_id: "a1", decision: "approved" }));
+    expect(waiting.pendingApprovals).toEqual([{ approval_id: "a1", level: "critical", required: 2 }]);
+    expect(waiting.risk).toEqual({ subtask_id: "s2", level: "critical", requires_approval: true, reasons: ["moves money"] });
+    const decided = applyRunEvent(waiting, event(4, "approval_decided", { approval_id: "a1", decision: "approved" }));
     expect(decided.status).toBe("RUNNING");
     expect(decided.pendingApprovals).toEqual([]);
   });

@@ -66,6 +66,19 @@ export interface NeedsHumanView {
   context: Record<string, unknown>;
 }
 
+export interface RiskView {
+  subtask_id: string | null;
+  level: string;
+  requires_approval: boolean;
+  reasons: string[];
+}
+
+export interface PendingApproval {
+  approval_id: string;
+  level: string | null;
+  required: number;
+}
+
 export interface RunView {
   status: TaskStatus;
   subtasks: SubtaskView[];
@@ -74,7 +87,8 @@ export interface RunView {
   replanCount: number;
   actions: ActionView[];
   needsHuman: NeedsHumanView | null;
-  pendingApprovals: string[];
+  pendingApprovals: PendingApproval[];
+  risk: RiskView | null;
   lastSeq: number;
   finished: boolean;
 }
@@ -88,6 +102,7 @@ export const EMPTY_RUN_VIEW: RunView = {
   actions: [],
   needsHuman: null,
   pendingApprovals: [],
+  risk: null,
   lastSeq: 0,
   finished: false,
 };
@@ -205,11 +220,12 @@ function applyHumanResolution(view: RunView, event: RunEvent): RunView {
 
 function applyApprovalEvent(view: RunView, event: RunEvent): RunView {
   const id = text(event.payload.approval_id) ?? `seq-${event.seq}`;
+  const others = view.pendingApprovals.filter((item) => item.approval_id !== id);
   if (event.type === "approval_requested") {
-    const pending = view.pendingApprovals.includes(id) ? view.pendingApprovals : [...view.pendingApprovals, id];
-    return { ...view, status: "WAITING_APPROVAL", pendingApprovals: pending };
+    const request = { approval_id: id, level: text(event.payload.level), required: num(event.payload.required) ?? 1 };
+    return { ...view, status: "WAITING_APPROVAL", pendingApprovals: [...others, request] };
   }
-  const pending = view.pendingApprovals.filter((item) => item !== id);
+  const pending = others;
   const status = pending.length === 0 && view.status === "WAITING_APPROVAL" ? "RUNNING" : view.status;
   return { ...view, status, pendingApprovals: pending };
 }
@@ -240,6 +256,16 @@ function applyEventBody(view: RunView, event: RunEvent): RunView {
     case "approval_requested":
     case "approval_decided":
       return applyApprovalEvent(view, event);
+    case "risk_decision":
+      return {
+        ...view,
+        risk: {
+          subtask_id: text(p.subtask_id),
+          level: String(p.level ?? ""),
+          requires_approval: p.requires_approval === true,
+          reasons: Array.isArray(p.reasons) ? p.reasons.map(String) : [],
+        },
+      };
     case "run_finished":
       return {
         ...view,

@@ -51,7 +51,7 @@ export function ActionTimeline({ records, loading }: { records: AuditRecord[]; l
   const columns: ColumnsType<AuditRecord> = [
     { title: "#", dataIndex: "action_index", width: 56, render: (value: number | null) => (value === null ? "" : value + 1) },
     { title: t("timeline.time"), dataIndex: "created_at", width: 170, render: (value: string) => formatDateTime(value) },
-    { title: t("timeline.action"), dataIndex: "action_type", width: 150, render: (value: string) => <Tag>{value}</Tag> },
+    { title: t("timeline.action"), dataIndex: "action_type", width: 190, render: (value: string) => <Tag>{value}</Tag> },
     { title: t("timeline.target"), dataIndex: "target_element", width: 200, ellipsis: true, render: (value: string | null) => value ?? "" },
     {
       title: t("timeline.value"),

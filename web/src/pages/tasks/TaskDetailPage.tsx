@@ -19,6 +19,7 @@ import { localizedName } from "../../i18n/translate";
 import { isFinal, viewFromTask, type SubtaskView } from "../../live/runView";
 import { useRunStream, type StreamState } from "../../live/useRunStream";
 import { ActionTimeline } from "./ActionTimeline";
+import { ApprovalWait } from "./ApprovalWait";
 import { NeedsHumanPanel } from "./NeedsHumanPanel";
 
 const TIMELINE_RELOAD_MS = 1500;
@@ -131,9 +132,7 @@ export function TaskDetailPage() {
         <Alert type="error" showIcon message={view.lastError} style={{ marginBottom: 16 }} data-testid="run-error" />
       )}
       {status === "NEEDS_HUMAN" && <NeedsHumanPanel taskId={taskId} version={view.lastSeq} onResolved={detail.reload} />}
-      {status === "WAITING_APPROVAL" && (
-        <Alert type="info" showIcon message={t("detail.waitingApproval")} style={{ marginBottom: 16 }} />
-      )}
+      {status === "WAITING_APPROVAL" && <ApprovalWait approvals={view.pendingApprovals} risk={view.risk} />}
       <Row gutter={16}>
         <Col xs={24} xl={15}>
           <Card title={t("detail.plan")} style={{ marginBottom: 16 }}>
