@@ -23,7 +23,10 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
         _configure_sqlite(engine)
         return engine
-    connect_args = {"timeout": CONNECT_TIMEOUT_S, "server_settings": {"application_name": "finrpa"}}
+    # A process paused or cut off inside a transaction must not hold row locks (e.g. a run's fencing row)
+    # forever: PostgreSQL ends such sessions after a while, and the locks go with them.
+    server_settings = {"application_name": "finrpa", "idle_in_transaction_session_timeout": "15000"}
+    connect_args = {"timeout": CONNECT_TIMEOUT_S, "server_settings": server_settings}
     return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **kwargs)
 
 

@@ -75,7 +75,7 @@ def _client(settings: Settings, recorder: ListRecorder, sleeps: SleepLog | None 
 async def client(
     request: pytest.FixtureRequest, llm_server: ScriptedLLMServer, recorder: ListRecorder
 ) -> AsyncIterator[LLMClient]:
-    llm = _client(scripted_llm_settings(llm_server, provider=request.param, llm_timeout_s=0.5), recorder)
+    llm = _client(scripted_llm_settings(llm_server, provider=request.param, llm_timeout_s=2.0), recorder)
     yield llm
     await llm.aclose()
 
