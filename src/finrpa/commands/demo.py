@@ -53,6 +53,9 @@ class CsvCheck:
 
 def demo(
     port: int = typer.Option(0, "--sandbox-port", help="Port of the sandbox portals (0: any free port)."),
+    serve: bool = typer.Option(
+        True, "--serve/--no-serve", help="Afterwards keep the dashboard running at http://127.0.0.1:8000."
+    ),
 ) -> None:
     """Run the bank-statement download against the bundled sandbox, end to end, and verify the result."""
     ok, summary = asyncio.run(_demo(port))
@@ -60,6 +63,12 @@ def demo(
         typer.echo(line)
     if not ok:
         raise typer.Exit(1)
+    if serve:
+        from finrpa.commands.serve import serve as serve_dashboard
+
+        typer.echo("Dashboard: http://127.0.0.1:8000 (sign in to org demo-bank with a user from demo-users.txt; "
+                   "Ctrl-C stops it)")
+        serve_dashboard(host=None, port=None, worker=True, web_dist=None)
 
 
 async def _demo(port: int) -> tuple[bool, list[str]]:
