@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     jwt_audience: str = "finrpa-api"
     login_max_failures: int = 5  # consecutive failed passwords that lock the account
     login_lockout_s: int = 900
-    login_rate_limit_attempts: int = 10  # attempts per (organisation, username) within the window
+    login_rate_limit_attempts: int = 10  # failed attempts per (organisation, username) within the window
     login_rate_limit_window_s: int = 300
     password_min_length: int = 12
 
