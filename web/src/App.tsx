@@ -5,6 +5,7 @@ import { useAuth } from "./auth/AuthProvider";
 import { useI18n } from "./i18n/I18nProvider";
 import { AppShell } from "./layout/AppShell";
 import { AdminPage } from "./pages/admin/AdminPage";
+import { ApprovalsPage } from "./pages/approvals/ApprovalsPage";
 import { AuditPage } from "./pages/audit/AuditPage";
 import { CataloguePage } from "./pages/CataloguePage";
 import { CostPage } from "./pages/CostPage";
@@ -41,6 +42,8 @@ export function App() {
         <Route path="/tasks" element={<TaskListPage />} />
         <Route path="/tasks/new" element={<TaskCreatePage />} />
         <Route path="/tasks/:taskId" element={<TaskDetailPage />} />
+        <Route path="/approvals" element={<ApprovalsPage />} />
+        <Route path="/approvals/:approvalId" element={<ApprovalsPage />} />
         <Route path="/audit" element={<AuditPage />} />
         <Route path="/cost" element={<CostPage />} />
         <Route path="/catalogue" element={<CataloguePage />} />

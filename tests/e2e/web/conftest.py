@@ -183,6 +183,15 @@ def operator_headers(stack: Stack) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def start_run(stack: Stack, template_id: str, parameters: dict[str, str]) -> str:
+    """Start a template over the HTTP API as the operator; returns the task id."""
+    body = {"template_id": template_id, "parameters": parameters}
+    created = httpx.post(f"{stack.base_url}/api/v1/tasks", json=body, headers=operator_headers(stack), timeout=30)
+    assert created.status_code == 201, created.text
+    task_id: str = created.json()["id"]
+    return task_id
+
+
 def start_statement_run(stack: Stack, account_number: str = DEMO_ACCOUNT) -> str:
     """Start bank_statement_download over the HTTP API as the operator; returns the task id."""
     parameters = {
@@ -193,11 +202,18 @@ def start_statement_run(stack: Stack, account_number: str = DEMO_ACCOUNT) -> str
         "start_date": DEMO_PERIOD[0].isoformat(),
         "end_date": DEMO_PERIOD[1].isoformat(),
     }
-    body = {"template_id": "bank_statement_download", "parameters": parameters}
-    created = httpx.post(f"{stack.base_url}/api/v1/tasks", json=body, headers=operator_headers(stack), timeout=30)
-    assert created.status_code == 201, created.text
-    task_id: str = created.json()["id"]
-    return task_id
+    return start_run(stack, "bank_statement_download", parameters)
+
+
+def decide_approval(stack: Stack, approval_id: str, username: str, comment: str) -> str:
+    """Approve through `finrpa approvals decide` (the API has no approval routes yet); returns its output."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("FINRPA_")}
+    env.update({"FINRPA_ENV": "development", "FINRPA_DATA_DIR": str(stack.data_dir)})
+    command = [sys.executable, "-m", "finrpa.cli", "approvals", "decide", approval_id, "--approve"]
+    command += ["--user", username, "--org", stack.org_slug, "--comment", comment]
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
 
 
 def wait_for_status(stack: Stack, task_id: str, wanted: set[str]) -> str:

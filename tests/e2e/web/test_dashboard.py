@@ -10,6 +10,7 @@ import re
 import zipfile
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -20,7 +21,9 @@ from tests.e2e.web.conftest import (
     ContextFactory,
     Screenshots,
     Stack,
+    decide_approval,
     sign_in,
+    start_run,
     start_statement_run,
     wait_for_status,
 )
@@ -126,6 +129,53 @@ def test_operator_resolves_a_run_waiting_for_a_person(
     expect(page.get_by_test_id("task-status").locator("[data-status=ABORTED]")).to_be_visible(timeout=60_000)
     expect(panel).to_have_count(0)
     expect(page.get_by_test_id("action-timeline")).to_contain_text("HUMAN_INTERVENTION")  # the choice is audited
+
+
+def test_a_payment_waits_for_approval_and_completes_once_approved(
+    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+) -> None:
+    reference = "INV-E2E-0001"
+    parameters = {
+        "bank_url": f"{stack.sandbox_url}/bank/login",
+        "username": DEMO_USER,
+        "password": f"secret://{BANK_SECRET}",
+        "payer_account": DEMO_ACCOUNT,
+        "payee_name": "杭州示例电子商务有限公司",
+        "payee_account": "3301040160000012345",
+        "payee_bank": "招商银行",
+        "amount": "12345.60",
+        "business_ref": reference,
+    }
+    task_id = start_run(stack, "bank_payment_submission", parameters)
+    assert wait_for_status(stack, task_id, {"WAITING_APPROVAL"}) == "WAITING_APPROVAL"
+
+    page = new_context("zh-CN").new_page()
+    sign_in(page, stack, "approver")
+    page.get_by_role("menuitem", name="审批").click()
+    expect(page.get_by_test_id("approvals-unavailable")).to_contain_text("finrpa approvals decide")
+    expect(page.get_by_role("link", name="对公付款提交")).to_be_visible()
+    expect(page.locator(".ant-spin-spinning")).to_have_count(0)
+    screenshots.save(page, "approvals")
+    page.get_by_role("link", name="对公付款提交").click()
+    wait = page.get_by_test_id("approval-wait")
+    expect(wait).to_contain_text("高风险")
+    expect(wait).to_contain_text("需要 1 位审批人批准")
+    expect(wait).to_contain_text("money movement")  # the risk detector's reasons, in front of the approver
+    screenshots.save(page, "approval-waiting")
+    href = wait.get_by_role("link").first.get_attribute("href") or ""
+    approval_id = href.rsplit("/", 1)[-1]
+    assert re.fullmatch(r"[0-9a-f]{16,}", approval_id), href
+    assert payments_for(stack, reference) == [], "nothing is paid before the approval"
+
+    decide_approval(stack, approval_id, "approver", "核对发票无误")
+    expect(page.get_by_test_id("task-status").locator("[data-status=COMPLETED]")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_test_id("action-timeline")).to_contain_text("APPROVAL_DECISION")
+    assert len(payments_for(stack, reference)) == 1, "the approved payment is made exactly once"
+
+
+def payments_for(stack: Stack, reference: str) -> list[dict[str, object]]:
+    state = httpx.get(f"{stack.sandbox_url}/__sandbox__/state", timeout=10).json()
+    return [payment for payment in state["payments"] if payment.get("purpose") == reference]
 
 
 def test_auditor_verifies_the_chain_and_downloads_the_export(

@@ -90,7 +90,7 @@ export const en: Messages = {
   "detail.result": "Result",
   "detail.cancel": "Cancel task",
   "detail.cancel.confirm": "Cancel this task? Steps already done are not undone.",
-  "detail.waitingApproval": "The task waits for approval; it continues by itself once an approver decides on the Approvals page.",
+  "detail.waitingApproval": "The task waits for approval; it continues by itself once an approver decides.",
   "live.connecting": "Connecting",
   "live.live": "Live",
   "live.reconnecting": "Reconnecting",
@@ -273,4 +273,9 @@ export const en: Messages = {
   "risk.high": "High risk",
   "risk.critical": "Critical risk",
   "detail.approvalNeeded": "Needs {n} approver(s) · open the approval",
+  "approvals.noApi": "This server's API has no approval routes yet, so decisions cannot be made on this page.",
+  "approvals.useCli": "Decide on the server with the command below (a requester never approves their own run; each approver counts once); the run continues by itself afterwards. Each waiting run's page shows the risk level, the reasons and the approval id.",
+  "approvals.waitingRuns": "Runs waiting for approval",
+  "approvals.empty": "No run is waiting for approval. High-risk steps such as corporate payments appear here before they run.",
+  "approvals.idPlaceholder": "<approval id>",
 };

@@ -87,7 +87,7 @@ export const zhCN = {
   "detail.result": "结果",
   "detail.cancel": "取消任务",
   "detail.cancel.confirm": "确定取消这个任务吗？已完成的步骤不会回滚。",
-  "detail.waitingApproval": "任务正在等待审批：有审批权限的同事在“审批”页处理后，任务会自动继续。",
+  "detail.waitingApproval": "任务正在等待审批：审批人作出决定后，任务会自动继续。",
   "live.connecting": "连接中",
   "live.live": "实时更新中",
   "live.reconnecting": "连接中断，正在重连",
@@ -270,6 +270,11 @@ export const zhCN = {
   "risk.high": "高风险",
   "risk.critical": "极高风险",
   "detail.approvalNeeded": "需要 {n} 位审批人批准 · 查看审批",
+  "approvals.noApi": "此版本的服务器尚未提供审批接口，暂不能在网页上批准或拒绝。",
+  "approvals.useCli": "请在服务器上执行以下命令作出决定（经办人不能审批自己发起的任务；每位审批人只计一次），决定后任务会自动继续。每个待审批任务的页面上列出了风险等级、原因和审批编号。",
+  "approvals.waitingRuns": "等待审批的任务",
+  "approvals.empty": "当前没有等待审批的任务。高风险操作（如对公付款）执行前会在这里出现。",
+  "approvals.idPlaceholder": "<审批编号>",
 } as const;
 
 export type MessageKey = keyof typeof zhCN;
