@@ -99,6 +99,7 @@ def test_operator_starts_a_statement_download_and_watches_it_complete(
     expect(page.locator(".ant-zoom-appear-active, .ant-zoom-enter-active")).to_have_count(0)  # opening animation done
     screenshots.save(page, "task-screenshots", full_page=False)
     page.locator(".ant-modal-close").click()
+    expect(page.get_by_role("dialog")).to_be_hidden()
 
     page.get_by_role("menuitem", name="任务").click()
     expect(page.locator("tbody [data-status=COMPLETED]").first).to_be_visible()
@@ -121,6 +122,7 @@ def test_operator_resolves_a_run_waiting_for_a_person(
     panel.get_by_role("button", name="查看截图").click()
     expect(page.get_by_test_id("screenshot-before").locator("img")).to_be_visible()
     page.locator(".ant-modal-close").click()
+    expect(page.get_by_role("dialog")).to_be_hidden()
     screenshots.save(page, "needs-human")
 
     panel.get_by_label("处理说明").fill("账号填写错误，终止本次查询")
