@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from finrpa.kit.crypto import derive_key
 
 _SALT = b"finrpa-audit-v1"
 _RAW_VALUE_INFO = b"finrpa audit raw-value hmac v1 org="
@@ -26,7 +27,7 @@ _SIGNING_INFO = b"finrpa audit checkpoint signing ed25519 v1"
 
 
 def _derive(master: bytes, info: bytes) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=_SALT, info=info).derive(master)
+    return derive_key(master, info.decode(), salt=_SALT)
 
 
 @lru_cache(maxsize=256)

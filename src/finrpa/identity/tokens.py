@@ -15,12 +15,11 @@ from datetime import datetime, timedelta
 from typing import Literal
 
 import jwt
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from finrpa.config import Settings
 from finrpa.db.base import new_id, utcnow
 from finrpa.identity.errors import AuthenticationError
+from finrpa.kit.crypto import derive_key as derive_purpose_key
 
 ALGORITHM = "HS256"
 ACCESS_TYPE = "access"
@@ -31,8 +30,7 @@ Purpose = Literal["access-jwt", "refresh-token", "api-key"]
 
 
 def derive_key(settings: Settings, purpose: Purpose) -> bytes:
-    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=b"finrpa-identity", info=purpose.encode())
-    return hkdf.derive(settings.key("secret_key"))
+    return derive_purpose_key(settings.key("secret_key"), purpose, salt=b"finrpa-identity")
 
 
 def digest(settings: Settings, purpose: Purpose, value: str) -> str:
