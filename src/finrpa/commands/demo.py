@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-import secrets
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -24,10 +23,9 @@ from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.commands.runs import execute_run, start_run
 from finrpa.db.engine import unit_of_work
-from finrpa.identity.models import Role
 from finrpa.identity.permissions import Principal
-from finrpa.identity.repository import IdentityRepository
-from finrpa.identity.service import DirectoryService, NewUser
+from finrpa.identity.seed import DEMO_PEOPLE
+from finrpa.identity.seed import seed_demo_org as seed_identity
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.ledger import statement_rows
@@ -123,63 +121,35 @@ class DemoOrg:
     credentials_file: Path
 
 
-DEMO_ROLES = (
-    ("operator", Role.OPERATOR),
-    ("approver", Role.APPROVER),
-    ("approver2", Role.APPROVER),
-    ("auditor", Role.AUDITOR),
-)
-
-
 async def seed_demo_org(app: App) -> DemoOrg:
-    """The demo organisation with a bank-operations department, an operator, two approvers and an auditor,
-    and the sandbox bank password in its vault. Created once; later runs reuse it. Each user's random
-    password is written once to ``var/demo-users.txt`` (mode 0600) — demo only, never on a production path."""
+    """The demo organisation of `finrpa.identity.seed` (bank-operations department, an operator, two approvers and an
+    auditor) plus the sandbox bank password in its vault, bound to that department. Created once; later runs reuse
+    it. Each new user's random password is written once to ``var/demo-users.txt`` (mode 0600) — demo only, never on
+    a production path."""
     credentials = app.settings.data_dir / "demo-users.txt"
-    with system_context("seed the demo organisation"):
+    async with unit_of_work(app.database.sessions) as session:
+        seeded = await seed_identity(session, app.settings, slug=DEMO_ORG_SLUG, name="演示银行股份有限公司")
+    with system_context("seed the demo organisation: vault", org_id=seeded.org_id):
         async with unit_of_work(app.database.sessions) as session:
-            repo = IdentityRepository(session)
-            org = await repo.organization_by_slug(DEMO_ORG_SLUG)
-            directory = DirectoryService(session, app.settings)
-            platform = Principal.platform("-", "demo")
-            if org is None:
-                org = await directory.create_organization(platform, slug=DEMO_ORG_SLUG, name="演示银行股份有限公司")
-            org_id = org.id
-    actor = Principal.platform(org_id, "demo")
-    lines: list[str] = []
-    with system_context("seed the demo organisation", org_id=org_id):
-        async with unit_of_work(app.database.sessions) as session:
-            directory = DirectoryService(session, app.settings)
-            repo = IdentityRepository(session)
-            dept = await repo.department_by_code(org_id, "bank-ops")
-            if dept is None:
-                dept = await directory.create_department(actor, org_id, code="bank-ops", name="运营部")
-            line = await repo.business_line_by_code(org_id, "corporate")
-            if line is None:
-                await directory.create_business_line(actor, org_id, code="corporate", name="公司业务")
-            users: dict[str, str] = {}
-            for username, role in DEMO_ROLES:
-                users[username] = username
-                if await repo.user_by_username(org_id, username) is not None:
-                    continue
-                password = secrets.token_urlsafe(12)
-                user = await directory.create_user(actor, org_id, NewUser(username=username, password=password))
-                await directory.grant_role(actor, user, dept, role)
-                lines.append(f"{username}\t{role.value}\t{password}")
             await VaultService(session, app.settings).put_secret(
-                actor,
-                org_id,
+                Principal.platform(seeded.org_id, "demo"),
+                seeded.org_id,
                 BANK_PASSWORD_SECRET,
                 DEMO_PASSWORD,
-                dept_id=dept.id,
+                dept_id=seeded.department_id,
                 description="Sandbox bank portal password (demo)",
             )
-            dept_id = dept.id
-    if lines:
+    roles = {username: role for username, _, role in DEMO_PEOPLE}
+    if seeded.passwords:
         credentials.touch(mode=0o600, exist_ok=True)
         with credentials.open("a", encoding="utf-8") as handle:
-            handle.write("\n".join(lines) + "\n")
-    return DemoOrg(org_id=org_id, dept_id=dept_id, users=users, credentials_file=credentials)
+            handle.writelines(f"{name}\t{roles[name].value}\t{pw}\n" for name, pw in seeded.passwords.items())
+    return DemoOrg(
+        org_id=seeded.org_id,
+        dept_id=seeded.department_id,
+        users={username: username for username in seeded.user_ids},
+        credentials_file=credentials,
+    )
 
 
 def check_csv(path: Path, name: str, seed: int) -> CsvCheck:

@@ -1,8 +1,8 @@
 """The demo organisation — called only by ``finrpa demo`` and tests, never by a production code path.
 
 ``seed_demo_org`` creates one organisation with the bank-operations department (运营部), a business line,
-and three people whose roles show maker-checker: an operator, an approver and an auditor. Passwords are
-random unless given, and are returned once (the caller prints them); they are stored only as hashes.
+and four people whose roles show maker-checker and dual control: an operator, two approvers and an auditor.
+Passwords are random unless given, and are returned once (the caller shows them); they are stored only as hashes.
 Calling it again returns the existing ids with no passwords.
 """
 
@@ -21,9 +21,12 @@ from finrpa.identity.repository import IdentityRepository
 from finrpa.identity.service import DirectoryService, NewUser
 from finrpa.tenancy.context import system_context
 
+DEMO_DEPARTMENT = "bank-ops"
+DEMO_BUSINESS_LINE = "corporate"
 DEMO_PEOPLE: tuple[tuple[str, str, Role], ...] = (
     ("operator", "经办员 Operator", Role.OPERATOR),
     ("approver", "复核员 Approver", Role.APPROVER),
+    ("approver2", "复核员二 Second approver", Role.APPROVER),
     ("auditor", "稽核员 Auditor", Role.AUDITOR),
 )
 
@@ -56,8 +59,8 @@ async def seed_demo_org(
         org = await directory.create_organization(Principal.platform("-", "demo seed"), slug=slug, name=name)
     with system_context("demo seed", org_id=org.id):
         actor = Principal.platform(org.id, "demo seed")
-        department = await directory.create_department(actor, org.id, code="ops", name="运营部")
-        line = await directory.create_business_line(actor, org.id, code="corporate", name="对公业务")
+        department = await directory.create_department(actor, org.id, code=DEMO_DEPARTMENT, name="运营部")
+        line = await directory.create_business_line(actor, org.id, code=DEMO_BUSINESS_LINE, name="对公业务")
         chosen = {username: (passwords or {}).get(username) or generate_password() for username, _, _ in DEMO_PEOPLE}
         user_ids: dict[str, str] = {}
         for username, display_name, role in DEMO_PEOPLE:
@@ -72,7 +75,7 @@ async def seed_demo_org(
 
 async def _existing(directory: DirectoryService, org_id: str, slug: str) -> DemoOrg:
     with system_context("demo seed: existing organisation", org_id=org_id):
-        department = await directory.department_by_code(org_id, "ops")
-        line = await directory.business_line_by_code(org_id, "corporate")
+        department = await directory.department_by_code(org_id, DEMO_DEPARTMENT)
+        line = await directory.business_line_by_code(org_id, DEMO_BUSINESS_LINE)
         user_ids = {username: (await directory.user_by_username(org_id, username)).id for username, _, _ in DEMO_PEOPLE}
     return DemoOrg(org_id, slug, department.id, line.id, user_ids, {}, created=False)

@@ -17,7 +17,7 @@ async def test_seeded_people_can_sign_in_with_separated_duties(backend: Backend)
     slug = f"demo-{new_id()[:8]}"
     async with backend.db.sessions() as session, session.begin():
         demo = await seed_demo_org(session, backend.settings, slug=slug)
-    assert demo.created and set(demo.passwords) == {"operator", "approver", "auditor"}
+    assert demo.created and set(demo.passwords) == {"operator", "approver", "approver2", "auditor"}
     auth = AuthService(backend.db.sessions, backend.settings)
     ops = Resource(demo.org_id, dept_id=demo.department_id, bl_id=demo.business_line_id)
     rights = {}
@@ -27,6 +27,7 @@ async def test_seeded_people_can_sign_in_with_separated_duties(backend: Backend)
     assert rights == {
         "operator": {Action.READ, Action.OPERATE},
         "approver": {Action.READ, Action.APPROVE},
+        "approver2": {Action.READ, Action.APPROVE},
         "auditor": {Action.READ, Action.AUDIT},
     }
 
