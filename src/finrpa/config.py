@@ -168,6 +168,7 @@ class Settings(BaseSettings):
     approval_poll_initial_s: float = 0.05  # without a working bus the waiter polls the database, backing off
     approval_poll_max_s: float = 1.0
     approval_recheck_s: float = 5.0  # with a working bus the waiter still reads the database this often
+    approval_sweep_s: float = 10.0  # every worker times out overdue requests (of any organisation) this often
 
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:

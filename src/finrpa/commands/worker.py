@@ -1,5 +1,6 @@
 """`finrpa worker`: a durable worker. Runs queued runs (as many at once as it has browser slots), beats its heart,
-and takes part in supervision: a worker whose heart stopped has its runs moved to live workers."""
+takes part in supervision (a worker whose heart stopped has its runs moved to live workers), and times out
+approval requests whose deadline passed (finrpa.approvals.expiry)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import signal
 
 import typer
 
+from finrpa.approvals.expiry import run_expiry
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import open_app
 from finrpa.runs import workers
@@ -52,6 +54,9 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
         tasks = [
             asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s)),
             asyncio.create_task(workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s)),
+            asyncio.create_task(
+                run_expiry(sessions, app.settings, stop, app.settings.approval_sweep_s, audit=audit, bus=runner.bus)
+            ),
         ]
         try:
             await stop.wait()
