@@ -23,6 +23,7 @@ class EventType(StrEnum):
     SUBTASK_FAILED = "subtask_failed"
     SUBTASK_RETRY = "subtask_retry"
     SUBTASK_SKIPPED = "subtask_skipped"
+    PLANNED = "planned"
     REPLANNED = "replanned"
     NEEDS_HUMAN = "needs_human"
     HUMAN_RESOLUTION = "human_resolution"
@@ -66,6 +67,9 @@ def apply_event(state: CoordinationState, event_type: str, payload: dict[str, An
     new = state.model_copy(deep=True)
     if kind is EventType.RUN_CREATED:
         return CoordinationState(run_id=state.run_id, plan=TaskPlan.model_validate(payload["plan"]))
+    if kind is EventType.PLANNED:  # a goal run's first plan replaces its planning step (not a replan)
+        new.plan = TaskPlan.model_validate(payload["plan"])
+        return new
     if kind is EventType.REPLANNED:
         new.plan = TaskPlan.model_validate(payload["plan"])
         new.replan_count += 1

@@ -9,14 +9,25 @@ from typing import Any
 import typer
 
 from finrpa.agents.plan import CoordinationState
+from finrpa.agents.planner import match_goal_to_template
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app, resolve_org
 from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import ValidationFailedError
+from finrpa.llm import run_llm_usage
+from finrpa.runs.goal_runs import GoalScope, llm_configured
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
-from finrpa.runs.service import HUMAN_ACTIONS, RunRequest, create_run, load_state, resolve_needs_human
+from finrpa.runs.service import (
+    HUMAN_ACTIONS,
+    GoalRunRequest,
+    RunRequest,
+    create_goal_run,
+    create_run,
+    load_state,
+    resolve_needs_human,
+)
 from finrpa.skills.registry import skill_catalogue
 from finrpa.tenancy.context import system_context
 from finrpa.workflows.loader import describe_template, get_template, load_builtin_templates
@@ -59,27 +70,57 @@ def _parse_params(pairs: list[str]) -> dict[str, str]:
 
 
 def run(
-    template_id: str = typer.Argument(..., help="Template id, see `finrpa templates`."),
+    template_id: str | None = typer.Argument(None, help="Template id, see `finrpa templates` (or use --goal)."),
+    goal: str | None = typer.Option(None, "--goal", "-g", help="Describe the job instead of naming a template."),
     param: list[str] = typer.Option([], "--param", "-p", help="NAME=VALUE; sensitive values as secret://NAME."),
     org: str | None = typer.Option(None, "--org", help="Organisation slug (default: the only one)."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
     screenshots: bool = typer.Option(True, "--screenshots/--no-screenshots", help="Before/after evidence."),
 ) -> None:
-    """Run a template now, in this process, and print where its results and evidence are."""
-    template = get_template(template_id)
-    arguments = _parse_params(param)
-    outcome = asyncio.run(_run(template_id, arguments, org, screenshots))
+    """Run a template — or a free-form goal, planned by the LLM — now, in this process, and print the outcome."""
+    if (template_id is None) == (goal is None):
+        raise ValidationFailedError("Name a template (`finrpa run TEMPLATE`) or describe a goal (--goal), not both.")
+    if template_id is not None:
+        get_template(template_id)  # an unknown template is an error before anything starts
+    outcome = asyncio.run(_run(template_id, goal, _parse_params(param), org, screenshots))
     _print_outcome(outcome, as_json)
     if outcome["status"] != "COMPLETED":
         raise typer.Exit(1)
-    del template
 
 
-async def _run(template_id: str, arguments: dict[str, Any], org: str | None, screenshots: bool) -> dict[str, Any]:
+async def _run(
+    template_id: str | None, goal: str | None, arguments: dict[str, Any], org: str | None, screenshots: bool
+) -> dict[str, Any]:
     async with open_app() as app:
         organization = await resolve_org(app, org)
-        run_id = await start_run(app, organization.id, template_id, arguments, created_by="cli")
+        if goal is not None:
+            run_id = await start_goal_run(app, organization.id, goal, arguments, created_by="cli")
+        else:
+            assert template_id is not None
+            run_id = await start_run(app, organization.id, template_id, arguments, created_by="cli")
         return await execute_run(app, organization.id, run_id, screenshots=screenshots)
+
+
+async def start_goal_run(
+    app: App,
+    org_id: str,
+    goal: str,
+    arguments: dict[str, Any],
+    *,
+    created_by: str,
+    dept_id: str | None = None,
+    scope: GoalScope | None = None,
+) -> str:
+    """A goal run planned by the LLM when one is configured; without one, the run of the template the goal
+    clearly names (or an error that says what to configure)."""
+    if not llm_configured(app.settings):
+        template = match_goal_to_template(goal, load_builtin_templates())
+        return await start_run(app, org_id, template.id, arguments, created_by=created_by, dept_id=dept_id)
+    request = GoalRunRequest(goal, arguments, scope or GoalScope.everything(), dept_id=dept_id, created_by=created_by)
+    with system_context("start a goal run", org_id=org_id):
+        async with unit_of_work(app.database.sessions) as session:
+            run = await create_goal_run(session, request)
+            return run.id
 
 
 async def start_run(
@@ -98,16 +139,25 @@ async def execute_run(app: App, org_id: str, run_id: str, *, screenshots: bool =
     secrets = vault_secrets(app.database.sessions, app.settings, audit)
     async with RunRunner(app.settings, app.database, audit=audit, secrets=secrets, options=options) as runner:
         state = await runner.execute(run_id, org_id)
-        return summarise(app, run_id, state)
+    outcome = summarise(app, run_id, state)
+    with system_context(f"LLM usage of run {run_id}", org_id=org_id):
+        async with unit_of_work(app.database.sessions) as session:
+            usage = await run_llm_usage(session, org_id, run_id)
+    if usage.rows:
+        outcome["llm_usage"] = usage.as_dict()
+    return outcome
 
 
 def summarise(app: App, run_id: str, state: CoordinationState) -> dict[str, Any]:
     folder = (app.settings.data_dir / "runs" / run_id).resolve()
     artifacts = [
-        artifact["path"] for subtask in state.plan.subtasks for artifact in subtask.result_data.get("artifacts", [])
+        artifact["path"]
+        for subtask in state.plan.subtasks
+        for artifact in [*subtask.result_data.get("artifacts", []), *subtask.result_data.get("downloads", [])]
     ]
     return {
         "run_id": run_id,
+        "goal": state.plan.navigation_goal if state.plan.template_id is None else None,
         "status": state.status.value,
         "error": state.last_error,
         "steps": [
@@ -124,12 +174,20 @@ def _print_outcome(outcome: dict[str, Any], as_json: bool) -> None:
         typer.echo(json.dumps(outcome, ensure_ascii=False, indent=2))
         return
     typer.echo(f"run {outcome['run_id']}: {outcome['status']}")
+    if outcome.get("goal"):
+        typer.echo(f"  goal: {outcome['goal']}")
     for step in outcome["steps"]:
         typer.echo(f"  {step['status']:<8} {step['step']}" + (f"  ({step['error']})" if step["error"] else ""))
     if outcome["error"]:
         typer.echo(f"  reason: {outcome['error']}")
     for path in outcome["artifacts"]:
         typer.echo(f"  file: {path}")
+    usage = outcome.get("llm_usage")
+    if usage:
+        typer.echo(
+            f"  LLM: {usage['llm_calls']} calls, {usage['cache_hits']} cache hits, {usage['tokens']} tokens, "
+            f"~${usage['cost_usd']}"
+        )
 
 
 @tasks_app.command("list")

@@ -42,7 +42,10 @@ from finrpa.llm.service import (
     CostSummaryRow,
     DatabaseDecisionSink,
     RouterDecisionCount,
+    RunLLMUsage,
+    RunUsageRow,
     count_router_decisions,
+    run_llm_usage,
     summarize_llm_costs,
 )
 from finrpa.llm.structured import LLMCallResult, TokenUsage, clean_llm_response, parse_and_validate
@@ -84,6 +87,8 @@ __all__ = [
     "RouterDecisionCount",
     "RouterThresholds",
     "RoutingDecision",
+    "RunLLMUsage",
+    "RunUsageRow",
     "StructuredOutputError",
     "Tier",
     "TokenUsage",
@@ -99,5 +104,6 @@ __all__ = [
     "page_signature",
     "parse_and_validate",
     "redact_secrets",
+    "run_llm_usage",
     "summarize_llm_costs",
 ]

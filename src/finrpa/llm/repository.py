@@ -92,6 +92,25 @@ class LLMCallRepository:
         )
         return (await self._session.execute(statement)).all()
 
+    async def run_usage_rows(self, org_id: str, run_id: str) -> Sequence[Any]:
+        """The run's calls per prompt (id, version), tier and model, cache hits counted apart."""
+        keys = (LLMCall.prompt_id, LLMCall.prompt_version, LLMCall.tier, LLMCall.model)
+        statement = (
+            select(
+                *keys,
+                func.count().label("calls"),
+                func.coalesce(func.sum(_as_int(LLMCall.cached)), 0).label("cache_hits"),
+                func.coalesce(func.sum(_as_int(LLMCall.success)), 0).label("successes"),
+                func.coalesce(func.sum(LLMCall.input_tokens), 0).label("input_tokens"),
+                func.coalesce(func.sum(LLMCall.output_tokens), 0).label("output_tokens"),
+                func.coalesce(func.sum(LLMCall.cost_usd), 0).label("cost_usd"),
+            )
+            .where(LLMCall.org_id == org_id, LLMCall.run_id == run_id)
+            .group_by(*keys)
+            .order_by(*keys)
+        )
+        return (await self._session.execute(statement)).all()
+
     async def decision_counts(self, org_id: str, since: date | None, until: date | None) -> Sequence[Any]:
         keys = (RouterDecision.tier, RouterDecision.complexity, RouterDecision.promoted)
         statement = (

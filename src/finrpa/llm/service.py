@@ -52,6 +52,71 @@ class CostSummaryRow:
 
 
 @dataclass(frozen=True)
+class RunUsageRow:
+    """A run's LLM usage for one prompt version, tier and model."""
+
+    prompt_id: str
+    prompt_version: int
+    tier: str
+    model: str
+    calls: int
+    cache_hits: int
+    successes: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Decimal
+
+    @property
+    def llm_calls(self) -> int:
+        return self.calls - self.cache_hits
+
+
+@dataclass(frozen=True)
+class RunLLMUsage:
+    """What one run asked of the LLM: totals and one row per prompt version, tier and model."""
+
+    run_id: str
+    rows: list[RunUsageRow]
+
+    @property
+    def llm_calls(self) -> int:
+        return sum(row.llm_calls for row in self.rows)
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(row.cache_hits for row in self.rows)
+
+    @property
+    def tokens(self) -> int:
+        return sum(row.input_tokens + row.output_tokens for row in self.rows)
+
+    @property
+    def cost_usd(self) -> Decimal:
+        return sum((row.cost_usd for row in self.rows), Decimal(0))
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "llm_calls": self.llm_calls,
+            "cache_hits": self.cache_hits,
+            "tokens": self.tokens,
+            "cost_usd": str(self.cost_usd),
+            "by_prompt": [
+                {
+                    "prompt": f"{row.prompt_id}@v{row.prompt_version}",
+                    "tier": row.tier,
+                    "model": row.model,
+                    "llm_calls": row.llm_calls,
+                    "cache_hits": row.cache_hits,
+                    "input_tokens": row.input_tokens,
+                    "output_tokens": row.output_tokens,
+                    "cost_usd": str(row.cost_usd),
+                }
+                for row in self.rows
+            ],
+        }
+
+
+@dataclass(frozen=True)
 class RouterDecisionCount:
     tier: str
     complexity: str
@@ -74,6 +139,29 @@ async def summarize_llm_costs(
     dimensions = list(dict.fromkeys(group_by))
     rows = await LLMCallRepository(session).cost_rows(org_id, dimensions, since, until)
     return [_summary(dict(row._mapping)) for row in rows]
+
+
+async def run_llm_usage(session: AsyncSession, org_id: str, run_id: str) -> RunLLMUsage:
+    """The LLM calls (and action-cache hits that replaced calls) recorded for one run of ``org_id``."""
+    rows = await LLMCallRepository(session).run_usage_rows(org_id, run_id)
+    return RunLLMUsage(
+        run_id=run_id,
+        rows=[
+            RunUsageRow(
+                prompt_id=str(row.prompt_id),
+                prompt_version=int(row.prompt_version),
+                tier=str(row.tier),
+                model=str(row.model),
+                calls=int(row.calls),
+                cache_hits=int(row.cache_hits),
+                successes=int(row.successes),
+                input_tokens=int(row.input_tokens),
+                output_tokens=int(row.output_tokens),
+                cost_usd=Decimal(str(row.cost_usd)).quantize(Decimal("0.000001")),
+            )
+            for row in rows
+        ],
+    )
 
 
 async def count_router_decisions(

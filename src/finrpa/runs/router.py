@@ -36,10 +36,19 @@ from finrpa.http.worker import schedule_run
 from finrpa.identity.auth import Authenticated
 from finrpa.identity.models import BusinessLine, Department, Role
 from finrpa.identity.permissions import Action, Resource
+from finrpa.runs.goal_runs import GoalScope, llm_configured
 from finrpa.runs.journal import Transition, claim, commit_transition
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
-from finrpa.runs.service import HUMAN_ACTIONS, RunRequest, create_run, load_state, resolve_needs_human
+from finrpa.runs.service import (
+    HUMAN_ACTIONS,
+    GoalRunRequest,
+    RunRequest,
+    create_goal_run,
+    create_run,
+    load_state,
+    resolve_needs_human,
+)
 from finrpa.tenancy.context import TenantContext, require_tenant, use_tenant
 from finrpa.workflows.definitions import TemplateDefinition
 from finrpa.workflows.loader import get_template, load_builtin_templates
@@ -63,7 +72,8 @@ class TaskCreate(BaseModel):
     template_id: str | None = Field(None, min_length=1, max_length=100)
     goal: str | None = Field(None, min_length=1, max_length=2000)
     parameters: dict[str, ParameterValue] = Field(
-        default_factory=dict, description="The template's parameters; sensitive ones as secret://<name>."
+        default_factory=dict,
+        description="The template's parameters (or those a goal may use); sensitive ones as secret://<name>.",
     )
     dept_id: str | None = Field(
         None, max_length=32, description="Department the run belongs to; default: the one where you are operator."
@@ -174,7 +184,12 @@ class Resolution(BaseModel):
 # -- routes ------------------------------------------------------------------------------------------------
 
 
-@router.post("", status_code=201, summary="Start a run from a template (or a goal naming one)")
+@router.post(
+    "",
+    status_code=201,
+    summary="Start a run from a template, or from a goal (planned by the LLM when the run starts; without an LLM "
+    "the goal must name a template)",
+)
 async def create_task(
     body: TaskCreate,
     caller: CurrentUser,
@@ -187,13 +202,20 @@ async def create_task(
     replayed = await idempotency.replay(session, body)
     if replayed is not None:
         return replayed  # type: ignore[return-value]
-    template = _template_for(body)
+    planned_by_llm = body.goal is not None and llm_configured(state.settings)
+    template = None if planned_by_llm else _template_for(body)
     dept_id = await _department_for(session, caller, body.dept_id)
     bl_id = await _business_line_for(session, body.bl_id)
     require(caller, Action.OPERATE, Resource(caller.principal.org_id, dept_id, bl_id, kind="task"))
     key = f"{idempotency.caller}:{idempotency.key}"[:200] if idempotency.key else None
-    request = RunRequest(template, dict(body.parameters), dept_id, bl_id, caller.principal.user_id, key)
-    run = await create_run(session, request)
+    user_id = caller.principal.user_id
+    if template is None:
+        assert body.goal is not None
+        scope = GoalScope.for_caller(caller.principal, dept_id, bl_id)
+        goal_request = GoalRunRequest(body.goal, dict(body.parameters), scope, dept_id, bl_id, user_id, key)
+        run = await create_goal_run(session, goal_request)
+    else:
+        run = await create_run(session, RunRequest(template, dict(body.parameters), dept_id, bl_id, user_id, key))
     detail = _detail(run, await load_state(session, run.id))
     location = f"/api/v1/tasks/{run.id}"
     await idempotency.remember(session, body, 201, detail.model_dump(mode="json"), location)

@@ -15,19 +15,22 @@ from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finrpa.agents.coordinator import AgentCoordinator, Backoff
+from finrpa.agents.coordinator import AgentCoordinator, Backoff, SubtaskExecutor
 from finrpa.agents.plan import CoordinationState, SkillCall, TaskStatus
+from finrpa.agents.planner import ReplanPlanner
 from finrpa.audit.service import AuditService
 from finrpa.browser import BrowserManager, RunBrowserConfig
 from finrpa.bus import build_bus
 from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
 from finrpa.kit.crypto import derive_key, unseal
+from finrpa.llm import CallContext
 from finrpa.risk.service import RiskAssessor
 from finrpa.runs.browser_session import BrowserSession, restored_storage
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.execution import RunExecutor, RunIdentity
 from finrpa.runs.gate import ApprovalGate
+from finrpa.runs.goal_runs import GoalServices, goal_executor, is_goal_plan
 from finrpa.runs.journal import claim
 from finrpa.runs.journal_sql import SqlJournal
 from finrpa.runs.models import Run
@@ -71,14 +74,23 @@ class RunRunner:
         self._session_key = derive_key(settings.key("master_key"), "finrpa run browser session")
         self.bus = build_bus(settings)
         self.risk = RiskAssessor()
+        self._goal_services: GoalServices | None = None  # built for the first goal run
 
     async def start(self) -> None:
         if self._owns_manager:
             await self.manager.start()
 
     async def close(self) -> None:
+        if self._goal_services is not None:
+            await self._goal_services.aclose()
+            self._goal_services = None
         if self._owns_manager:
             await self.manager.close()
+
+    def goal_services(self) -> GoalServices:
+        if self._goal_services is None:
+            self._goal_services = GoalServices.from_settings(self.settings, self.database)
+        return self._goal_services
 
     async def __aenter__(self) -> RunRunner:
         await self.start()
@@ -102,7 +114,9 @@ class RunRunner:
             if not runnable(state):
                 return state
             prepared = await self.prepare(run_id, token)
-            coordinator = AgentCoordinator(state, prepared.executor, prepared.journal, backoff=self.options.backoff)
+            coordinator = AgentCoordinator(
+                state, prepared.executor, prepared.journal, planner=prepared.planner, backoff=self.options.backoff
+            )
             try:
                 return await coordinator.run()
             finally:
@@ -146,6 +160,7 @@ class RunRunner:
             screenshots=self.options.screenshots,
             resume_url=url,
         )
+        secrets = self.secrets(run.org_id, run.id) if self.secrets else None
         executor = RunExecutor(
             identity,
             browser,
@@ -153,7 +168,7 @@ class RunRunner:
             self.transaction,
             artifacts_dir=folder,
             fencing_token=token,
-            secrets=self.secrets(run.org_id, run.id) if self.secrets else None,
+            secrets=secrets,
             upload_roots=(self.settings.data_dir / "uploads",),
             wait_s=self.options.wait_s,
             relogin=_login_call(state),
@@ -169,14 +184,20 @@ class RunRunner:
             last_storage=sealed,
             last_url=url,
         )
-        return PreparedRun(executor=executor, journal=journal, browser=browser)
+        if not is_goal_plan(state.plan):
+            return PreparedRun(executor=executor, journal=journal, browser=browser)
+        context = CallContext(run.org_id, dept_id=run.dept_id, run_id=run.id)
+        goal = goal_executor(self.goal_services(), state, call_context=context, arguments=run.arguments,
+                             steps=executor, browser=browser, recorder=recorder, secrets=secrets)  # fmt: skip
+        return PreparedRun(executor=goal, journal=journal, browser=browser, planner=goal.planner)
 
 
 @dataclass
 class PreparedRun:
-    executor: RunExecutor
+    executor: SubtaskExecutor
     journal: SqlJournal
     browser: BrowserSession
+    planner: ReplanPlanner | None = None  # goal runs replan with the LLM planner
 
 
 def runnable(state: CoordinationState) -> bool:

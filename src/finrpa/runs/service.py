@@ -1,19 +1,22 @@
-"""Run service: create a run from a template (arguments checked before any browser starts), load its
-state, list runs, and record a person's resolution of a NEEDS_HUMAN step. Services never commit."""
+"""Run service: create a run from a template (arguments checked before any browser starts) or from a free-form
+goal (planned by the LLM when the run starts), load its state, list runs, and record a person's resolution of
+a NEEDS_HUMAN step. Services never commit."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.agents.events import EventType, apply_event, replay
-from finrpa.agents.plan import CoordinationState, TaskStatus
+from finrpa.agents.plan import CoordinationState, TaskPlan, TaskStatus
 from finrpa.agents.planner import compile_template
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.service import AuditService
 from finrpa.exceptions import ConflictError, ValidationFailedError
+from finrpa.runs.goal_runs import GoalScope, goal_plan, goal_versions
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
@@ -36,8 +39,26 @@ class RunRequest:
     idempotency_key: str | None = None
 
 
+@dataclass(frozen=True)
+class GoalRunRequest:
+    """A free-form goal with the parameters it may use, and the skills and actions its creator may use."""
+
+    goal: str
+    arguments: dict[str, Any]
+    scope: GoalScope
+    dept_id: str | None = None
+    bl_id: str | None = None
+    created_by: str | None = None
+    idempotency_key: str | None = None
+
+
 class SensitiveArgumentError(ValidationFailedError):
     code = "sensitive_argument_not_a_reference"
+
+
+# A goal has no parameter schema: names like these are treated as sensitive.
+_SENSITIVE_NAME = re.compile(r"pass(word|wd)?|pwd|pin|secret|token|otp|api_?key|credential|密码|口令", re.IGNORECASE)
+_ARGUMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]{0,63}$")
 
 
 def stored_arguments(template: TemplateDefinition, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -57,29 +78,81 @@ def versions_of(template: TemplateDefinition) -> dict[str, Any]:
     return {"template": template.version, "skills": skills, "workflow_definition": 1}
 
 
+def goal_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A goal run's parameters as they may be stored: plain names, scalar values, secrets only as references."""
+    for name, value in arguments.items():
+        if not _ARGUMENT_NAME.match(name):
+            raise ValidationFailedError(f"Parameter name {name!r} must be letters, digits, '_' or '.' (e.g. bank_url).")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise ValidationFailedError(f"Parameter {name!r} must be text, a number or true/false.")
+        if _SENSITIVE_NAME.search(name) and value is not None and not str(value).startswith(SECRET_SCHEME):
+            raise SensitiveArgumentError(
+                f"Parameter {name!r} looks sensitive: store the value in the vault (`finrpa secret put`) and pass "
+                f"its reference, e.g. {name}=secret://<name>."
+            )
+    return {name: value for name, value in arguments.items() if value is not None}
+
+
 async def create_run(session: AsyncSession, request: RunRequest) -> Run:
     """Insert a PENDING run and its run_created event (with the compiled plan) in the caller's transaction."""
-    ctx = require_tenant()
-    if ctx.org_id is None:
-        raise ValidationFailedError("A run belongs to one organisation; act in that organisation's context.")
     arguments = bind_arguments(request.template, request.arguments)
     stored = stored_arguments(request.template, arguments)
     plan = compile_template(request.template, arguments)
-    run = Run(
-        org_id=ctx.org_id,
-        dept_id=request.dept_id,
-        bl_id=request.bl_id,
-        created_by=request.created_by or ctx.user_id,
+    run = _new_run(
+        request.created_by,
+        request.dept_id,
+        request.bl_id,
+        request.idempotency_key,
         template_id=request.template.id,
         template_version=request.template.version,
         goal=request.template.description or request.template.name,
-        status=TaskStatus.PENDING.value,
         arguments=stored,
         versions=versions_of(request.template),
-        result={},
-        idempotency_key=request.idempotency_key,
-        fencing_token=0,
     )
+    return await _insert(session, run, plan)
+
+
+async def create_goal_run(session: AsyncSession, request: GoalRunRequest) -> Run:
+    """Insert a PENDING goal run whose plan is its planning step; the LLM plans the goal when the run starts."""
+    goal = request.goal.strip()
+    if not goal:
+        raise ValidationFailedError("Describe the goal in a sentence, e.g. 下载 2024 年第一季度的银行流水.")
+    if not request.scope.skills and not request.scope.actions:
+        raise ValidationFailedError("You may use no skill and no browser action here, so no plan could run.")
+    run = _new_run(
+        request.created_by,
+        request.dept_id,
+        request.bl_id,
+        request.idempotency_key,
+        template_id=None,
+        template_version=None,
+        goal=goal,
+        arguments=goal_arguments(request.arguments),
+        versions=goal_versions(request.scope),
+    )
+    return await _insert(session, run, goal_plan(goal, request.scope))
+
+
+def _new_run(
+    created_by: str | None, dept_id: str | None, bl_id: str | None, idempotency_key: str | None, **fields: Any
+) -> Run:
+    ctx = require_tenant()
+    if ctx.org_id is None:
+        raise ValidationFailedError("A run belongs to one organisation; act in that organisation's context.")
+    return Run(
+        org_id=ctx.org_id,
+        dept_id=dept_id,
+        bl_id=bl_id,
+        created_by=created_by or ctx.user_id,
+        status=TaskStatus.PENDING.value,
+        result={},
+        idempotency_key=idempotency_key,
+        fencing_token=0,
+        **fields,
+    )
+
+
+async def _insert(session: AsyncSession, run: Run, plan: TaskPlan) -> Run:
     repository = RunRepository(session)
     await repository.add(run)
     state = CoordinationState(run_id=run.id, plan=plan)
