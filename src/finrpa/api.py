@@ -35,6 +35,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import Response
+from fastapi.routing import iter_route_contexts
 from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -70,6 +71,7 @@ DOMAIN_ROUTERS: tuple[str, ...] = (
     "finrpa.workflows.router",
     "finrpa.runs.router",
     "finrpa.approvals.router",
+    "finrpa.policy.router",
     "finrpa.audit.router",
     "finrpa.vault.router",
     "finrpa.dashboard.router",
@@ -288,6 +290,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         "description": "An access token from /api/v1/auth/login, or an API key (fk_…).",
     }
     _mark_secured(document)
+    _hint_single_segment_ids(document, app)
     app.openapi_schema = document
     return document
 
@@ -307,6 +310,30 @@ def _mark_secured(document: dict[str, Any]) -> None:
             continue
         for operation in operations.values():
             operation["security"] = [{"bearer": []}]
+
+
+_ONE_SEGMENT = r"^[^/]+$"
+
+
+def _hint_single_segment_ids(document: dict[str, Any], app: FastAPI) -> None:
+    """Say in the document that a path parameter is one segment (no '/'), unless its route takes a path.
+
+    Routing splits on '/', so an id containing one can never name anything; clients and fuzzers that read
+    the pattern stop generating such ids. Routes keep their own, stricter patterns where they declare one.
+    """
+    multi_segment = {
+        (re.sub(r":\w+}", "}", context.path or ""), name)
+        for context in iter_route_contexts(app.routes)
+        for name in re.findall(r"{(\w+):path}", context.path or "")
+    }
+    for path, operations in document.get("paths", {}).items():
+        for operation in operations.values():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                if parameter.get("in") != "path" or (path, parameter.get("name")) in multi_segment:
+                    continue
+                if schema.get("type") == "string" and "pattern" not in schema:
+                    schema["pattern"] = _ONE_SEGMENT
 
 
 _TAGS = [

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import case, select, update
+from sqlalchemy import case, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -76,6 +76,32 @@ class ApprovalRepository:
         if status is not None:
             statement = statement.where(ApprovalRequest.status == status.value)
         statement = statement.order_by(ApprovalRequest.created_at.desc(), ApprovalRequest.id.desc()).limit(limit)
+        return (await self.session.execute(statement)).scalars().all()
+
+    async def page(
+        self, *, status: ApprovalStatus | None, run_id: str | None, before: tuple[datetime, str] | None, limit: int
+    ) -> Sequence[ApprovalRequest]:
+        """Requests newest first (of one status and run when given), strictly before the keyset ``before``."""
+        statement = select(ApprovalRequest)
+        if status is not None:
+            statement = statement.where(ApprovalRequest.status == status.value)
+        if run_id is not None:
+            statement = statement.where(ApprovalRequest.run_id == run_id)
+        if before is not None:
+            statement = statement.where(tuple_(ApprovalRequest.created_at, ApprovalRequest.id) < before)
+        statement = statement.order_by(ApprovalRequest.created_at.desc(), ApprovalRequest.id.desc()).limit(limit)
+        return (await self.session.execute(statement)).scalars().all()
+
+    async def open_page(
+        self, *, now: datetime, run_id: str | None, after: tuple[datetime, str] | None, limit: int
+    ) -> Sequence[ApprovalRequest]:
+        """Requests still open, oldest first (of one run when given), strictly after the keyset ``after``."""
+        statement = select(ApprovalRequest).where(ApprovalRequest.status == _PENDING, ApprovalRequest.expires_at > now)
+        if run_id is not None:
+            statement = statement.where(ApprovalRequest.run_id == run_id)
+        if after is not None:
+            statement = statement.where(tuple_(ApprovalRequest.created_at, ApprovalRequest.id) > after)
+        statement = statement.order_by(ApprovalRequest.created_at, ApprovalRequest.id).limit(limit)
         return (await self.session.execute(statement)).scalars().all()
 
     async def due(self, now: datetime, limit: int) -> list[str]:

@@ -247,6 +247,38 @@ class ApprovalService:
         """Requests visible in the current context, newest first."""
         return [await self._view(row) for row in await self.repo.recent(status=status, limit=limit)]
 
+    async def queue_page(
+        self,
+        principal: Principal,
+        *,
+        run_id: str | None = None,
+        after: tuple[datetime, str] | None = None,
+        limit: int = 50,
+    ) -> list[Approval]:
+        """One page of the approver's queue, oldest first, strictly after the keyset position ``after``."""
+        found: list[Approval] = []
+        while len(found) < limit:
+            rows = await self.repo.open_page(now=self._clock(), run_id=run_id, after=after, limit=_QUEUE_SCAN)
+            eligible = [approval for approval in map(Approval.of, rows) if is_eligible(approval, principal)]
+            done = await self.repo.decided_by(principal.user_id, [approval.id for approval in eligible])
+            found.extend(approval for approval in eligible if approval.id not in done)
+            if len(rows) < _QUEUE_SCAN:
+                break
+            after = (rows[-1].created_at, rows[-1].id)
+        return [await self.get(approval.id) for approval in found[:limit]]
+
+    async def page(
+        self,
+        *,
+        status: ApprovalStatus | None = None,
+        run_id: str | None = None,
+        before: tuple[datetime, str] | None = None,
+        limit: int = 50,
+    ) -> list[Approval]:
+        """Requests visible in the current context, newest first, strictly before the keyset position ``before``."""
+        rows = await self.repo.page(status=status, run_id=run_id, before=before, limit=limit)
+        return [await self._view(row) for row in rows]
+
     # -- waking waiters -------------------------------------------------------------------------------
 
     @property
