@@ -53,7 +53,9 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
         typer.echo(f"worker {worker_id}: {engine.browser_slots} browser slots, listening on the browser queue")
         tasks = [
             asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s)),
-            asyncio.create_task(workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s)),
+            asyncio.create_task(
+                workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s, worker_id)
+            ),
             asyncio.create_task(
                 run_expiry(sessions, app.settings, stop, app.settings.approval_sweep_s, audit=audit, bus=runner.bus)
             ),
@@ -65,6 +67,6 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+            await engine.shutdown()  # first: its runs must not be handed over while it still executes them
             await workers.mark_stopped(sessions, worker_id)
-            await engine.shutdown()
             await runner.close()

@@ -57,23 +57,30 @@ async def register(sessions: async_sessionmaker[AsyncSession], worker_id: str, s
             worker.status, worker.heartbeat_at, worker.pid, worker.slots = "alive", now, os.getpid(), slots
 
 
-async def beat(sessions: async_sessionmaker[AsyncSession], worker_id: str) -> None:
+async def beat(sessions: async_sessionmaker[AsyncSession], worker_id: str) -> bool:
+    """Record that the worker lives; False when it was declared dead meanwhile (its runs went to others)."""
     async with unit_of_work(sessions) as session:
         worker = await session.get(Worker, worker_id)
-        if worker is not None and worker.status == "alive":
-            worker.heartbeat_at = utcnow()
+        if worker is None or worker.status != "alive":
+            return False
+        worker.heartbeat_at = utcnow()
+        return True
 
 
 async def mark_stopped(sessions: async_sessionmaker[AsyncSession], worker_id: str) -> None:
+    """After a graceful stop: the supervisor hands whatever the worker left unfinished to live workers."""
     async with unit_of_work(sessions) as session:
         worker = await session.get(Worker, worker_id)
-        if worker is not None:
+        if worker is not None and worker.status == "alive":
             worker.status = "stopped"
 
 
-async def find_dead(session: AsyncSession, dead_after_s: float, now: datetime) -> list[Worker]:
+async def find_dead(session: AsyncSession, dead_after_s: float, now: datetime, *, supervisor: str = "") -> list[Worker]:
+    """Workers whose runs must move: alive ones silent for ``dead_after_s``, and ones that stopped (a stopped worker
+    may have left runs mid-way). The supervisor never declares itself dead: it is evidently running."""
     cutoff = now - timedelta(seconds=dead_after_s)
-    statement = select(Worker).where(Worker.status == "alive", Worker.heartbeat_at < cutoff).with_for_update()
+    silent = (Worker.status == "alive") & (Worker.heartbeat_at < cutoff)
+    statement = select(Worker).where(silent | (Worker.status == "stopped"), Worker.id != supervisor).with_for_update()
     return list((await session.execute(statement)).scalars())
 
 
@@ -86,18 +93,21 @@ async def _supervisor_lock(session: AsyncSession) -> bool:
 
 
 async def supervise_once(
-    sessions: async_sessionmaker[AsyncSession], recover: Callable[[list[str]], int], dead_after_s: float
+    sessions: async_sessionmaker[AsyncSession],
+    recover: Callable[[list[str]], int],
+    dead_after_s: float,
+    supervisor: str = "",
 ) -> list[str]:
-    """Declare stale workers dead and give their runs to live workers; returns the dead worker ids."""
+    """Declare stale (and stopped) workers dead and give their runs to live workers; returns their ids."""
     async with unit_of_work(sessions) as session:
         if not await _supervisor_lock(session):
             return []
-        dead = await find_dead(session, dead_after_s, utcnow())
+        dead = await find_dead(session, dead_after_s, utcnow(), supervisor=supervisor)
         for worker in dead:
             worker.status = "dead"
         ids = [worker.id for worker in dead]
     if ids:
-        moved = recover(ids)
+        moved = await asyncio.to_thread(recover, ids)  # the engine's recovery does blocking database work
         logger.warning("workers declared dead; their runs moved to live workers", extra={"workers": ids, "runs": moved})
     return ids
 
@@ -105,8 +115,13 @@ async def supervise_once(
 async def run_heartbeats(
     sessions: async_sessionmaker[AsyncSession], worker_id: str, stop: asyncio.Event, interval_s: float
 ) -> None:
+    """Beat until stopped. A worker that finds itself declared dead (it was paused or cut off for longer than
+    ``dead_after``) stops: its runs now belong to other workers, and its fencing token no longer lets it act."""
     while not stop.is_set():
-        await beat(sessions, worker_id)
+        if not await beat(sessions, worker_id):
+            logger.error("this worker was declared dead and its runs were moved; it stops", extra={"worker": worker_id})
+            stop.set()
+            return
         try:
             await asyncio.wait_for(stop.wait(), interval_s)
         except TimeoutError:
@@ -119,9 +134,10 @@ async def run_supervisor(
     stop: asyncio.Event,
     interval_s: float,
     dead_after_s: float,
+    worker_id: str = "",
 ) -> None:
     while not stop.is_set():
-        await supervise_once(sessions, recover, dead_after_s)
+        await supervise_once(sessions, recover, dead_after_s, worker_id)
         try:
             await asyncio.wait_for(stop.wait(), interval_s)
         except TimeoutError:
