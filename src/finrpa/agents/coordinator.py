@@ -41,6 +41,7 @@ class ExecutionOutcome:
     url: str | None = None
     duration_ms: int = 0
     human_context: dict[str, Any] = field(default_factory=dict)
+    abort_run: bool = False  # refused for good (e.g. by policy): end the run ABORTED, no retry or replan
 
 
 class SubtaskExecutor(Protocol):
@@ -119,7 +120,7 @@ class AgentCoordinator:
                 await self._finish()
                 break
             if self.parallel and len(ready) > 1:
-                await asyncio.gather(*(self._run_subtask(subtask) for subtask in ready))
+                await self._run_parallel(ready)
             else:
                 await self._run_subtask(ready[0])
         if self.state.status is TaskStatus.ABORTED and not self.state.finished:
@@ -138,11 +139,34 @@ class AgentCoordinator:
 
     async def _run_subtask(self, subtask: SubTask) -> None:
         attempt = subtask.attempts + 1
+        await self.emit([NewEvent(EventType.SUBTASK_STARTED, {"subtask_id": subtask.subtask_id, "attempt": attempt})])
+        outcome = await self._execute(subtask.subtask_id)
+        await self._settle(subtask.subtask_id, outcome, attempt)
+        if not outcome.success:
+            await self._handle_failure(self.state.plan.subtask(subtask.subtask_id), outcome, attempt)
+
+    async def _run_parallel(self, ready: Sequence[SubTask]) -> None:
+        """Independent branches at once, in an order that does not depend on timing: one commit starts them all,
+        they execute concurrently (started in plan order, so a durable engine numbers their steps the same way on
+        every replay), and their outcomes are committed in plan order once all have returned."""
+        attempts = {subtask.subtask_id: subtask.attempts + 1 for subtask in ready}
         await self.emit(
-            [NewEvent(EventType.SUBTASK_STARTED, {"subtask_id": subtask.subtask_id, "attempt": attempt})]
+            [
+                NewEvent(EventType.SUBTASK_STARTED, {"subtask_id": subtask_id, "attempt": attempt})
+                for subtask_id, attempt in attempts.items()
+            ]
         )
+        outcomes = await asyncio.gather(*(self._execute(subtask_id) for subtask_id in attempts))
+        for (subtask_id, attempt), outcome in zip(attempts.items(), outcomes, strict=True):
+            await self._settle(subtask_id, outcome, attempt)
+        for (subtask_id, attempt), outcome in zip(attempts.items(), outcomes, strict=True):
+            if not outcome.success and self.state.status is TaskStatus.RUNNING:
+                await self._handle_failure(self.state.plan.subtask(subtask_id), outcome, attempt)
+
+    async def _execute(self, subtask_id: str) -> ExecutionOutcome:
+        # Nothing is awaited before the executor is called: concurrent branches reach it in the order started.
         started = time.perf_counter()
-        current = self.state.plan.subtask(subtask.subtask_id)
+        current = self.state.plan.subtask(subtask_id)
         try:
             outcome = await self.executor.execute(self.state, current)
         except Exception as exc:  # noqa: BLE001 - a run never crashes: any error becomes a failed outcome
@@ -153,47 +177,42 @@ class AgentCoordinator:
                 retryable=True,
             )
         outcome.duration_ms = outcome.duration_ms or int((time.perf_counter() - started) * 1000)
+        return outcome
+
+    async def _settle(self, subtask_id: str, outcome: ExecutionOutcome, attempt: int) -> None:
+        """Commit a subtask's outcome (its actions and decisions with it) and tell the audit callback."""
         if outcome.success:
-            payload = {
-                "subtask_id": subtask.subtask_id,
-                "data": outcome.data,
-                "duration_ms": outcome.duration_ms,
-            }
+            payload = {"subtask_id": subtask_id, "data": outcome.data, "duration_ms": outcome.duration_ms}
             await self.emit([*outcome.events, NewEvent(EventType.SUBTASK_SUCCEEDED, payload)])
         else:
             failed = {
-                "subtask_id": subtask.subtask_id,
+                "subtask_id": subtask_id,
                 "error": outcome.error,
                 "error_code": outcome.error_code,
                 "attempt": attempt,
                 "retryable": outcome.retryable,
                 "duration_ms": outcome.duration_ms,
             }
-            await self.emit(
-                [*outcome.events, NewEvent(EventType.SUBTASK_FAILED, failed)], error=outcome.error
-            )
+            await self.emit([*outcome.events, NewEvent(EventType.SUBTASK_FAILED, failed)], error=outcome.error)
         if self.audit_callback is not None:
-            await self.audit_callback(self.state.plan.subtask(subtask.subtask_id), outcome)
-        if not outcome.success:
-            await self._handle_failure(self.state.plan.subtask(subtask.subtask_id), outcome, attempt)
+            await self.audit_callback(self.state.plan.subtask(subtask_id), outcome)
 
     async def _handle_failure(self, subtask: SubTask, outcome: ExecutionOutcome, attempt: int) -> None:
+        if outcome.abort_run:
+            await self._abort(outcome.error or "the step was refused")
+            return
         if outcome.needs_human:
             await self._needs_human(subtask, outcome.error or "a person must act", outcome.human_context)
             return
         if outcome.retryable and attempt <= subtask.max_retries:
             delay = self.backoff.delay(attempt)
-            await self.emit(
-                [NewEvent(EventType.SUBTASK_RETRY, {"subtask_id": subtask.subtask_id, "delay_s": delay})]
-            )
+            await self.emit([NewEvent(EventType.SUBTASK_RETRY, {"subtask_id": subtask.subtask_id, "delay_s": delay})])
             await self.sleep(delay)
             return
         strategy = subtask.failure_strategy
         reason = outcome.error or "the step failed"
         if strategy is ErrorStrategy.SKIP:
-            await self.emit(
-                [NewEvent(EventType.SUBTASK_SKIPPED, {"subtask_id": subtask.subtask_id, "reason": reason})]
-            )
+            await self.emit([NewEvent(EventType.SUBTASK_SKIPPED, {"subtask_id": subtask.subtask_id, "reason": reason})])
         elif strategy is ErrorStrategy.ABORT:
             await self._abort(reason)
         elif strategy is ErrorStrategy.REPLAN or (self.planner is not None and attempt > 2):
@@ -207,11 +226,7 @@ class AgentCoordinator:
 
     async def _replan(self, subtask: SubTask, reason: str) -> None:
         if self.planner is None or self.state.replan_count >= self.max_replans:
-            why = (
-                "no planner can replan this run"
-                if self.planner is None
-                else f"{self.max_replans} replans used"
-            )
+            why = "no planner can replan this run" if self.planner is None else f"{self.max_replans} replans used"
             await self._needs_human(subtask, f"{reason} ({why})", {})
             return
         try:
@@ -258,15 +273,9 @@ class AgentCoordinator:
                 subtask.inputs.get("step_id", subtask.subtask_id): subtask.result_data
                 for subtask in self.state.plan.subtasks
             }
-            await self.emit(
-                [NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.COMPLETED.value})], result=result
-            )
+            await self.emit([NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.COMPLETED.value})], result=result)
             return
-        blocked = [
-            subtask.subtask_id
-            for subtask in self.state.plan.subtasks
-            if subtask.status is SubTaskStatus.FAILED
-        ]
+        blocked = [subtask.subtask_id for subtask in self.state.plan.subtasks if subtask.status is SubTaskStatus.FAILED]
         reason = f"steps {', '.join(blocked)} failed and block the rest of the plan"
         await self.emit(
             [NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.FAILED.value, "error": reason})],

@@ -35,6 +35,7 @@ from finrpa.agents.plan import CoordinationState, SubTask
 from finrpa.config import Settings
 from finrpa.db.migrations.rls import APP_ROLE
 from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.lanes import BrowserLanes
 from finrpa.runs.repository import NewEvent
 from finrpa.runs.runner import PreparedRun, RunRunner, runnable
 from finrpa.tenancy.context import system_context
@@ -74,7 +75,7 @@ class DurableEngine:
         self.worker_id = worker_id or default_worker_id()
         self.browser_slots = browser_slots or self.settings.browser_slots
         self.polling_interval_s = polling_interval_s
-        self._prepared: dict[str, tuple[PreparedRun, AgentCoordinator]] = {}
+        self._prepared: dict[str, tuple[PreparedRun, BrowserLanes]] = {}
         self._datasource: AsyncSQLAlchemyDatasource | None = None
         self._queue: Any = None
 
@@ -124,7 +125,9 @@ class DurableEngine:
         return len(DBOS._recover_pending_workflows(list(dead_worker_ids)))
 
     # -- used by the workflow --------------------------------------------------------------------------
-    async def commit(self, run_id: str, token: int, payload: dict[str, Any]) -> None:
+    async def commit(self, prepared: PreparedRun, run_id: str, token: int, payload: dict[str, Any]) -> None:
+        """One node commit: events, checkpoint, status, audit rows and DBOS's step record in one transaction.
+        Called from workflow code; on replay DBOS returns the recorded commit instead of writing again."""
         assert self._datasource is not None
         datasource = self._datasource
         audit = self.runner.audit
@@ -147,7 +150,6 @@ class DurableEngine:
                 result=payload["result"],
             )
             await commit_transition(session, run_id, token, transition)
-            prepared, _ = self._prepared[run_id]
             state = CoordinationState.model_validate(payload["state"])
             entries = prepared.journal.audit_entries(transition.events, state)
             if entries:
@@ -157,9 +159,12 @@ class DurableEngine:
 
 
 class _DurableExecutor:
-    def __init__(self, run_id: str, inner: Any) -> None:
+    """Each subtask's execution is a DBOS step. The step id is drawn when the step function is called, before
+    anything is awaited, so concurrent branches (started by the coordinator in plan order) get the same ids on
+    every replay; the step runs in the subtask's browser lane."""
+
+    def __init__(self, run_id: str) -> None:
         self.run_id = run_id
-        self.inner = inner
 
     async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
         raw = await execute_subtask_step(self.run_id, state.model_dump(mode="json"), subtask.subtask_id)
@@ -170,7 +175,9 @@ class _DurableExecutor:
         return _outcome(raw)
 
 
-class _DurableJournal:
+class DurableJournal:
+    """The coordinator's journal inside the workflow: each commit is a recorded datasource transaction."""
+
     def __init__(self, run_id: str, token: int, prepared: PreparedRun) -> None:
         self.run_id = run_id
         self.token = token
@@ -194,8 +201,7 @@ class _DurableJournal:
             "error": error,
             "result": result,
         }
-        engine = _current()
-        await engine.commit(self.run_id, self.token, payload)
+        await _current().commit(self.prepared, self.run_id, self.token, payload)
 
 
 def _current() -> DurableEngine:
@@ -225,19 +231,21 @@ async def finrpa_run(run_id: str, org_id: str) -> str:
         if not runnable(state):
             return state.status.value
         prepared = await runner.prepare(run_id, token)
+        lanes = BrowserLanes(prepared.executor, prepared.journal)
         coordinator = AgentCoordinator(
             state,
-            _DurableExecutor(run_id, prepared.executor),
-            _DurableJournal(run_id, token, prepared),
+            _DurableExecutor(run_id),
+            DurableJournal(run_id, token, prepared),
             backoff=runner.options.backoff,
             sleep=DBOS.sleep_async,
-            parallel=False,
+            parallel=lanes.parallel,  # branches' steps start in plan order: the same step ids on every replay
         )
-        engine._prepared[run_id] = (prepared, coordinator)
+        engine._prepared[run_id] = (prepared, lanes)
         try:
             final = await coordinator.run()
         finally:
             engine._prepared.pop(run_id, None)
+            await lanes.close()
             await prepared.browser.close()
         return final.status.value
 
@@ -251,17 +259,17 @@ async def load_state_step(run_id: str, org_id: str) -> dict[str, Any]:
 
 @DBOS.step(name="finrpa_execute_subtask")
 async def execute_subtask_step(run_id: str, state: dict[str, Any], subtask_id: str) -> dict[str, Any]:
-    prepared, _ = _current()._prepared[run_id]
+    _, lanes = _current()._prepared[run_id]
     current = CoordinationState.model_validate(state)
-    outcome = await prepared.executor.execute(current, current.plan.subtask(subtask_id))
+    outcome = await lanes.execute(current, current.plan.subtask(subtask_id))
     return _serialise(outcome)
 
 
 @DBOS.step(name="finrpa_compensate_subtask")
 async def compensate_subtask_step(run_id: str, state: dict[str, Any], subtask_id: str) -> dict[str, Any]:
-    prepared, _ = _current()._prepared[run_id]
+    _, lanes = _current()._prepared[run_id]
     current = CoordinationState.model_validate(state)
-    outcome = await prepared.executor.compensate(current, current.plan.subtask(subtask_id))
+    outcome = await lanes.compensate(current, current.plan.subtask(subtask_id))
     return _serialise(outcome)
 
 

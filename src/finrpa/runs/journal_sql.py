@@ -13,7 +13,7 @@ from finrpa.agents.events import EventType
 from finrpa.agents.plan import CoordinationState
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.service import AuditService
-from finrpa.kit.crypto import seal
+from finrpa.kit.crypto import seal, unseal
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import ACTION_EVENT, audit_entry_for_action
 from finrpa.runs.execution import RunIdentity, Transaction
@@ -61,6 +61,13 @@ class SqlJournal:
             self._storage = seal(self.session_key, storage_json.encode(), self.identity.run_id.encode())
             self._url = url
         return self._storage, self._url
+
+    def last_session(self) -> tuple[str | None, str | None]:
+        """The browser session (storage state JSON) and URL of the last commit: where a parallel branch's own
+        browser context starts from, the same on a first execution and after a resume."""
+        if self._storage is None:
+            return None, self._url
+        return unseal(self.session_key, self._storage, self.identity.run_id.encode()).decode(), self._url
 
     async def commit(
         self,

@@ -1,0 +1,98 @@
+"""Browser lanes: independent branches of a plan run at the same time, each in its own browser context.
+
+Which lane a subtask uses follows from the plan alone, so a resumed run assigns the same lanes: a subtask
+continues the lane of its first dependency unless a sibling took that lane first; otherwise (a second or third
+branch, a second root) it opens a new lane. A new lane starts from the session and page of the run's last commit
+(for branches forked after a login: signed in, on the portal's page), so it needs no login of its own; if the
+portal shows its login form anyway, the executor signs in again as on any resume. Each lane has its own evidence
+recorder, so every branch commits exactly its own actions. Runs whose executor is not the skill executor (goal
+runs driving one LLM loop) keep one lane and run their subtasks one at a time.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from finrpa.agents.coordinator import ExecutionOutcome, SubtaskExecutor
+from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan
+from finrpa.runs.browser_session import BrowserSession, restored_storage
+from finrpa.runs.evidence import EvidenceRecorder
+from finrpa.runs.execution import RunExecutor
+from finrpa.runs.journal_sql import SqlJournal
+
+MAIN_LANE = "main"
+
+
+def browser_lanes(plan: TaskPlan) -> dict[str, str]:
+    """subtask id → lane name, from the plan's dependencies alone."""
+    lanes: dict[str, str] = {}
+    continued: set[str] = set()
+    for subtask in sorted(plan.subtasks, key=lambda s: s.index):
+        parents = [dep for dep in subtask.depends_on if dep in lanes]
+        if parents and parents[0] not in continued:
+            continued.add(parents[0])
+            lanes[subtask.subtask_id] = lanes[parents[0]]
+        elif not parents and not lanes:
+            lanes[subtask.subtask_id] = MAIN_LANE
+        else:
+            lanes[subtask.subtask_id] = f"lane-{subtask.subtask_id}"
+    return lanes
+
+
+class BrowserLanes:
+    """The coordinator's executor for a run whose plan may branch: routes each subtask to its lane's executor."""
+
+    def __init__(self, executor: SubtaskExecutor, journal: SqlJournal) -> None:
+        self.main = executor
+        self.journal = journal
+        self._lanes: dict[str, SubtaskExecutor] = {MAIN_LANE: executor}
+
+    @property
+    def parallel(self) -> bool:
+        """Whether branches may run at once (each in its own browser context)."""
+        return isinstance(self.main, RunExecutor)
+
+    async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
+        return await self.lane_of(state, subtask).execute(state, subtask)
+
+    async def compensate(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
+        return await self.lane_of(state, subtask).compensate(state, subtask)
+
+    def lane_of(self, state: CoordinationState, subtask: SubTask) -> SubtaskExecutor:
+        if not isinstance(self.main, RunExecutor):
+            return self.main
+        lane = browser_lanes(state.plan).get(subtask.subtask_id, MAIN_LANE)
+        if lane not in self._lanes:
+            self._lanes[lane] = self._open(self.main)
+        return self._lanes[lane]
+
+    @property
+    def open_lanes(self) -> list[str]:
+        return sorted(self._lanes)
+
+    def _open(self, main: RunExecutor) -> RunExecutor:
+        storage, url = self.journal.last_session()
+        recorder = EvidenceRecorder(
+            org_id=main.identity.org_id, run_id=main.identity.run_id, screenshots=main.recorder.screenshots
+        )
+        browser = BrowserSession(
+            main.browser.manager,
+            type(main.browser.config).model_validate(
+                {**dict(main.browser.config), "storage_state": restored_storage(storage)}
+            ),
+            recorder,
+            screenshots=main.browser.screenshots,
+            resume_url=url,
+        )
+        # Same run, fencing token, ledger, gate and secrets; only the browser context and its evidence differ.
+        executor = copy.copy(main)
+        executor.browser = browser
+        executor.recorder = recorder
+        executor._start_urls = {}
+        return executor
+
+    async def close(self) -> None:
+        """Close the branches' browser contexts (the main lane's belongs to the run)."""
+        for lane, executor in self._lanes.items():
+            if lane != MAIN_LANE and isinstance(executor, RunExecutor):
+                await executor.browser.close()
