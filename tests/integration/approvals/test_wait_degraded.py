@@ -4,7 +4,13 @@ and still sees the decision; a decision whose wake-up cannot be published is sti
 from __future__ import annotations
 
 import asyncio
+import shutil
+import signal
+import socket
+import subprocess
+import time
 import uuid
+from collections.abc import Iterator
 
 import pytest
 from redis.asyncio import Redis
@@ -82,3 +88,53 @@ async def test_a_subscription_dropped_mid_wait_falls_back_to_polling(
     assert killed, "the waiter's subscription connection was not found"
     assert status is ApprovalStatus.APPROVED
     assert "approvals.wait_polls" in caplog.messages  # it noticed the drop, not the 10 s limit
+
+
+@pytest.fixture
+def own_redis() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A redis-server of this test alone (on a free port), so the test can stop it; never the shared one."""
+    server_path = shutil.which("redis-server")
+    if server_path is None:
+        pytest.skip("needs redis-server on PATH")
+    url = closed_port_url()
+    port = url.rsplit(":", 1)[1].split("/")[0]
+    command = [server_path, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", int(port))) == 0:
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail("redis-server did not start listening within 5 s")
+        yield url, server
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.wait()
+
+
+async def test_redis_stopped_during_the_wait_the_waiter_still_sees_the_decision_by_polling(
+    memory_desk: Desk, own_redis: tuple[str, subprocess.Popen[bytes]], caplog: pytest.LogCaptureFixture
+) -> None:
+    desk = memory_desk
+    url, server = own_redis
+    bus = RedisBus(url, timeout_s=0.5)
+    approval = await desk.ask("high")
+    principal = desk.principals["alice"]
+
+    async def stop_redis_then_decide() -> None:
+        server.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(server.wait, 10)
+        with use_tenant(principal.tenant_context()):
+            async with desk.transaction(bus=bus) as service:  # its wake-up cannot be published: Redis is gone
+                await service.decide(approval.id, principal, True)
+
+    try:
+        status = await desk.wait(approval.id, bus=bus, hooks=WaitHooks(after_read=stop_redis_then_decide))
+    finally:
+        await bus.close()
+    assert server.returncode is not None, "redis-server was stopped during the wait"
+    assert status is ApprovalStatus.APPROVED
+    assert "approvals.wait_polls" in caplog.messages  # it noticed Redis was gone, not the 10 s limit
