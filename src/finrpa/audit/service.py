@@ -136,8 +136,7 @@ class AuditService:
             values["row_hash"] = hash_bytes(canonical_row([values[name] for name in SORTED_FIELDS]))
             head = ChainHead(seq=values["seq"], row_hash=values["row_hash"])
             rows.append(values)
-        await repository.insert_records(rows)
-        await repository.advance_chain_head(org_id, head, now)
+        await repository.append_rows(org_id, rows, head, now)
         return [AppendedRecord(r["id"], org_id, r["seq"], r["row_hash"], r["created_at"]) for r in rows]
 
     async def _prepare(self, entry: AuditEntry) -> dict[str, Any]:

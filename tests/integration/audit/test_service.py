@@ -9,6 +9,7 @@ import httpx
 import pytest
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
 
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.masking import AUDITOR
@@ -19,7 +20,7 @@ from finrpa.db.base import utcnow
 from finrpa.exceptions import FinRPAError, ValidationFailedError
 from finrpa.objectstore.local import LocalObjectStore
 from finrpa.objectstore.router import local_object_store, router
-from finrpa.tenancy import TenantContext, system_context, use_tenant
+from finrpa.tenancy import TenantContext, TenantContextMissingError, TenantMismatchError, system_context, use_tenant
 from tests.integration.audit.conftest import SharedDatabase
 from tests.integration.audit.support import append_rows, click, stored_rows, verify
 
@@ -192,3 +193,53 @@ async def test_a_single_row_is_proven_in_the_signed_tree(
     assert "does not match its row_hash" in " ".join(check_row_proof(doctored, public))
     moved = proof.model_copy(update={"leaf_index": 1})
     assert check_row_proof(moved, public) == ["the audit path does not lead from the row to the checkpoint's root"]
+
+
+async def test_a_batch_is_stored_exactly_as_hashed_in_one_chain(
+    shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    entries = [
+        click(org_id, index, approval_id="ap-1" if index % 3 == 0 else None, has_approval=index % 3 == 0,
+              bl_id=None if index % 2 else "bl-1", duration_ms=None if index == 5 else index,
+              details={"说明": "批量", "n": index, "nested": [1, None, True]})
+        for index in range(25)
+    ]  # fmt: skip
+    await _append(shared_db, audit_service, click(org_id, 0))
+    with system_context("test batch", org_id=org_id):
+        async with shared_db.app.sessions() as session, session.begin():
+            appended = await audit_service.append_many(session, entries)
+    assert [record.seq for record in appended] == list(range(2, 27))
+    rows = await stored_rows(shared_db.owner, org_id)
+    assert [row["row_hash"] for row in rows[1:]] == [record.row_hash for record in appended]
+    assert [row["prev_hash"] for row in rows[1:]] == [row["row_hash"] for row in rows[:-1]]
+    assert rows[6]["duration_ms"] is None and rows[4]["has_approval"] is True and rows[2]["bl_id"] is None
+    report = await verify(shared_db.app, audit_service, org_id)
+    assert report.ok and report.rows == 26
+
+
+async def test_appends_stay_in_their_organisation(
+    shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    member = TenantContext(org_id=f"{org_id}-other", user_id="u1")
+    with use_tenant(member):
+        async with shared_db.app.sessions() as session, session.begin():
+            with pytest.raises(TenantMismatchError):
+                await audit_service.append(session, click(org_id, 1))
+    with pytest.raises(TenantContextMissingError):
+        async with shared_db.app.sessions() as session, session.begin():
+            await audit_service.append(session, click(org_id, 1))
+    assert await stored_rows(shared_db.owner, org_id) == []
+
+
+async def test_a_value_too_long_for_its_column_is_refused_not_cut(
+    shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    too_long = click(org_id, 1, approval_id="a" * 65)
+    if not shared_db.is_postgres:  # SQLite does not enforce VARCHAR lengths: the value is kept whole
+        await _append(shared_db, audit_service, too_long)
+        assert (await stored_rows(shared_db.owner, org_id))[0]["approval_id"] == "a" * 65
+        return
+    with system_context("test", org_id=org_id), pytest.raises(DBAPIError, match="too long"):
+        async with shared_db.app.sessions() as session, session.begin():
+            await audit_service.append(session, too_long)
+    assert await stored_rows(shared_db.owner, org_id) == []
