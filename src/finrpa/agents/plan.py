@@ -52,6 +52,7 @@ class SkillCall(BaseModel):
     side_effect: SideEffect = SideEffect.READ
     business_id: str | None = None
     compensation: str | None = None
+    operation: str | None = None  # the business operation policies speak of; None: the skill's name
 
 
 class SubTask(BaseModel):

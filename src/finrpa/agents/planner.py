@@ -59,6 +59,7 @@ def compile_template(template: TemplateDefinition, arguments: dict[str, Any]) ->
                     side_effect=side_effect,
                     business_id=_business_id(business),
                     compensation=step.compensation or skill.compensation,
+                    operation=step.operation,
                 ),
             )
         )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 from finrpa.exceptions import FinRPAError
 from finrpa.risk.config import RiskConfig
+from finrpa.risk.counts import counts_in_values
+from finrpa.risk.evidence import collect_action_amounts, flatten_values
 from finrpa.risk.levels import RiskLevel
 from finrpa.risk.schemas import RiskDecision, RiskInput, Stage1Result, Stage2Result
 from finrpa.risk.stage1 import Stage1Detector
@@ -37,6 +40,16 @@ class RiskAssessor:
         """Stage 1 alone (no I/O): for hot paths and for deployments without an LLM."""
         stage1 = self.detector.assess(action)
         return self._decision(action, stage1, None, stage1.level, [])
+
+    def largest_amount_cny(self, action: RiskInput) -> Decimal | None:
+        """The largest sum of money the action itself moves (its values, target and title), in CNY: what a
+        capability manifest bounds and a policy reads as ``amount_cny``. None when it names no amount."""
+        amounts = collect_action_amounts(action, flatten_values(action.values), self.config)
+        return max((priced.cny for priced in amounts), default=None)
+
+    def record_count(self, action: RiskInput) -> int | None:
+        """The largest record count the action's values name (a field 条数, "500 条"), None if none."""
+        return max(counts_in_values(flatten_values(action.values)), default=None)
 
     async def assess(self, action: RiskInput) -> RiskDecision:
         stage1 = self.detector.assess(action)

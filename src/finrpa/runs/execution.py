@@ -4,6 +4,13 @@ The executor is the coordinator's only way to touch the world. Read steps simply
 that changes a portal first commits ``started`` in the effect ledger; if the ledger already knows the effect
 it is not repeated (succeeded), or the portal is asked first whether it happened (reconcile) and a person
 decides when the portal cannot tell.
+
+Before any of that the run's policy (:class:`~finrpa.policy.run_policy.RunPolicy`) admits the step: it must be
+inside its node's capability manifest (recompiled when a replan changed the node), and a write, irreversible
+step or export is decided by the Cedar policies with the step's risk level, amount and record count. The
+decision is committed to the decision log and as a run event before the step acts; deny ends the run, a
+required approval goes through the approval gate, and a one-use capability token is spent right before the
+effect. Skills check the manifest again on the page's host right before a submit or confirm.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -21,11 +28,23 @@ from finrpa.agents.coordinator import ExecutionOutcome
 from finrpa.agents.events import EventType
 from finrpa.agents.plan import CoordinationState, SkillCall, SubTask
 from finrpa.browser import Controller, RunBrowser
+from finrpa.config import Settings
+from finrpa.identity.permissions import Principal
+from finrpa.identity.service import DirectoryService
+from finrpa.policy.errors import CapabilityDenied, TokenRejected
+from finrpa.policy.manifest import ArgumentBounds, CapabilityManifest
+from finrpa.policy.run_policy import NodeCall, RunPolicy, plan_ceiling
+from finrpa.policy.schemas import Decision, PolicyDecision, RiskLevelName
+from finrpa.policy.service import PolicyService
+from finrpa.policy.tokens import CapabilityTokens
+from finrpa.risk.schemas import RiskDecision, RiskInput
+from finrpa.risk.service import RiskAssessor
 from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.gate import ApprovalGate
-from finrpa.runs.journal import check_fence
+from finrpa.runs.gate import ApprovalGate, flatten_values, risk_event
+from finrpa.runs.journal import Transition, check_fence, commit_transition
+from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
 from finrpa.skills.context import SecretResolver, SkillContext
@@ -35,6 +54,18 @@ from finrpa.skills.registry import get_skill
 T = TypeVar("T")
 _START_PAGE_ATTEMPTS = 3
 Transaction = Callable[[Callable[[AsyncSession], Awaitable[T]]], Awaitable[T]]
+
+
+@dataclass
+class Admission:
+    """What the policy said about a node's step: refused (the outcome to return), or allowed, possibly only
+    after an approval (``approval`` holds the policy's coded reasons), with a token to spend before the effect."""
+
+    refused: ExecutionOutcome | None = None
+    node: NodeCall | None = None
+    risk: RiskDecision | None = None
+    approval: list[str] | None = None
+    token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +98,7 @@ class RunExecutor:
         wait_s: float = 10.0,
         relogin: SkillCall | None = None,
         gate: ApprovalGate | None = None,
+        policy: RunPolicy | None = None,
     ) -> None:
         self.identity = identity
         self.browser = browser
@@ -79,6 +111,8 @@ class RunExecutor:
         self.wait_s = wait_s
         self.relogin = relogin
         self.gate = gate
+        self.policy = policy
+        self.risk = gate.risk if gate is not None else RiskAssessor()
         self._start_urls: dict[str, str] = {}
 
     async def _context(self, subtask: SubTask) -> SkillContext:
@@ -125,6 +159,107 @@ class RunExecutor:
 
         await self.transaction(check)
 
+    async def _admit(self, subtask: SubTask, call: SkillCall, context: SkillContext) -> Admission:
+        """The policy's word on this step, recorded (decision log and run event) before anything acts: reads
+        need only be inside the node's manifest; writes, irreversible steps and exports are decided."""
+        if self.policy is None:
+            return Admission()
+        policy = self.policy
+        node = node_call(subtask, call, policy, self.risk)
+        manifest, recompiled = policy.manifest_for(node)
+        events = [manifest_event(subtask, manifest, "replanned", policy.ceiling)] if recompiled else []
+        context.capability_guard = self._capability_guard(node)
+        host = context.current_host() or min(policy.hosts, default="")
+        in_manifest = manifest.permits(node.operation, host or None, node.arguments)
+        decided = node.effect != "read" or policy.is_export(node.operation)
+        if not decided and in_manifest:
+            if events:
+                await self._record(events)
+            return Admission(node=node)
+        risk = await self._assess(subtask, call) if decided else None
+        request = policy.request(manifest, node, host, risk_level=_risk_name(risk))
+        refusal = "" if in_manifest else _manifest_refusal(manifest, node, host)
+
+        async def decide(session: AsyncSession) -> PolicyDecision:
+            decision = await PolicyService(session).decide(request, run_id=self.identity.run_id, node_id=node.node_id)
+            recorded = [*events, *([risk_event(subtask, risk)] if risk else [])]
+            recorded.append(decision_event(subtask, node, host, decision, manifest.digest(), refusal))
+            await commit_transition(session, self.identity.run_id, self.fencing_token, Transition(events=recorded))
+            return decision
+
+        decision = await self.transaction(decide)
+        if decision.decision is Decision.DENY:
+            return Admission(refused=_policy_refusal(node, decision, refusal))
+        approval = None
+        if decision.decision is Decision.REQUIRE_APPROVAL:
+            coded = zip(decision.reason_codes, decision.reasons, strict=False)
+            approval = [f"{code}: {reason}" for code, reason in coded]
+        token = policy.issue_token(node.node_id) if node.effect != "read" else None
+        return Admission(node=node, risk=risk, approval=approval, token=token)
+
+    async def _assess(self, subtask: SubTask, call: SkillCall) -> RiskDecision:
+        if self.gate is not None:
+            return await self.gate.assess(subtask, call)
+        return await self.risk.assess(_risk_input(subtask, call))
+
+    async def _record(self, events: list[NewEvent]) -> None:
+        async def record(session: AsyncSession) -> None:
+            await commit_transition(session, self.identity.run_id, self.fencing_token, Transition(events=events))
+
+        await self.transaction(record)
+
+    def _capability_guard(self, node: NodeCall) -> Callable[[str | None], Awaitable[None]]:
+        """Right before a submit or confirm: the page's host, the operation and its arguments must be inside
+        the node's current manifest (raises CapabilityDenied, which fails the skill before it acts)."""
+
+        async def guard(host: str | None) -> None:
+            assert self.policy is not None
+            self.policy.manifests[node.node_id].check(node.operation, host, node.arguments)
+
+        return guard
+
+    async def _spend_token(self, subtask: SubTask, admission: Admission) -> ExecutionOutcome | None:
+        """Spend the node's one-use capability token right before the effect; a rejected token stops the run."""
+        if self.policy is None or admission.token is None:
+            return None
+        try:
+            await self.policy.spend_token(admission.token, subtask.subtask_id)
+        except TokenRejected as exc:
+            return ExecutionOutcome(
+                success=False, error=exc.message, error_code=exc.code, retryable=False, abort_run=True
+            )
+        return None
+
+    async def _approved_read(
+        self, skill: BaseSkill[Any], subtask: SubTask, context: SkillContext, admission: Admission
+    ) -> ExecutionOutcome:
+        """A read the policy lets happen only after a person's approval (e.g. a bulk export)."""
+        call = subtask.skill_call
+        assert call is not None
+        if self.gate is None:
+            reason = "This export needs an approval, and this run has no approval gate; start it through the server."
+            return ExecutionOutcome(success=False, error=reason, error_code="approval_unavailable", abort_run=True)
+        verdict = await self.gate.check(
+            self.identity,
+            self.fencing_token,
+            subtask,
+            call,
+            keep_alive=lambda: _keep_alive(context),
+            risk=admission.risk,
+            policy_approval=admission.approval,
+        )
+        if not verdict.proceed:
+            return ExecutionOutcome(
+                success=False,
+                error=verdict.reason,
+                error_code="approval_not_given",
+                retryable=False,
+                events=verdict.events,
+            )
+        outcome = self._outcome(await skill.run(call.params, context))
+        outcome.events[:0] = verdict.events
+        return outcome
+
     def _skill_context(self, subtask: SubTask, run_browser: RunBrowser, controller: Controller) -> SkillContext:
         return SkillContext(
             effect_guard=self._check_fence,
@@ -147,14 +282,21 @@ class RunExecutor:
         started = time.perf_counter()
         context = await self._context(subtask)
         await self._return_to_start(subtask, context)
-        if call.side_effect is SideEffect.READ:
-            outcome = self._outcome(await skill.run(call.params, context))
+        admission = await self._admit(subtask, call, context)
+        if admission.refused is not None:
+            return admission.refused
+        if call.side_effect is not SideEffect.READ:
+            outcome = await self._effect(skill, subtask, context, admission)
+        elif admission.approval is not None:
+            outcome = await self._approved_read(skill, subtask, context, admission)
         else:
-            outcome = await self._effect(skill, subtask, context)
+            outcome = self._outcome(await skill.run(call.params, context))
         outcome.duration_ms = int((time.perf_counter() - started) * 1000)
         return outcome
 
-    async def _effect(self, skill: BaseSkill[Any], subtask: SubTask, context: SkillContext) -> ExecutionOutcome:
+    async def _effect(
+        self, skill: BaseSkill[Any], subtask: SubTask, context: SkillContext, admission: Admission
+    ) -> ExecutionOutcome:
         call = subtask.skill_call
         assert call is not None
         key = effects.EffectKey(
@@ -185,7 +327,13 @@ class RunExecutor:
                 return decided
         if self.gate is not None:
             verdict = await self.gate.check(
-                self.identity, self.fencing_token, subtask, call, keep_alive=lambda: _keep_alive(context)
+                self.identity,
+                self.fencing_token,
+                subtask,
+                call,
+                keep_alive=lambda: _keep_alive(context),
+                risk=admission.risk,
+                policy_approval=admission.approval,
             )
             ledger.extend(verdict.events)
             if not verdict.proceed:
@@ -193,8 +341,16 @@ class RunExecutor:
                 return ExecutionOutcome(
                     success=False, error=verdict.reason, error_code="approval_not_given", retryable=False, events=ledger
                 )
+        refused = await self._spend_token(subtask, admission)
+        if refused is not None:
+            await self._settle(key, effects.EffectState.NOT_DONE, None, refused.error or "")
+            refused.events[:0] = ledger
+            return refused
         result = await skill.run(call.params, context)
         outcome = self._outcome(result)
+        if result.error_code == CapabilityDenied.code and not context.effect_attempted:
+            outcome.abort_run = True
+            ledger.append(capability_refusal_event(subtask, result.error_message or ""))
         if result.success:
             settled = effects.EffectState.SUCCEEDED
         elif context.effect_attempted:
@@ -294,6 +450,171 @@ class RunExecutor:
             )
         compensation = get_skill(call.compensation)()
         return self._outcome(await compensation.run(call.params, await self._context(subtask)))
+
+
+async def open_run_policy(
+    session: AsyncSession,
+    settings: Settings,
+    tokens: CapabilityTokens,
+    run: Run,
+    state: CoordinationState,
+    *,
+    hosts: frozenset[str],
+    risk: RiskAssessor,
+    fencing_token: int,
+) -> RunPolicy:
+    """The run's policy, with a manifest compiled for every node of its plan and recorded as a run event (only
+    when it differs from the one recorded last). The first preparation's amounts stay the run's ceiling."""
+    policy = RunPolicy(
+        user=await _creator(session, settings, run),
+        run_id=run.id,
+        department_id=run.dept_id,
+        business_line_id=run.bl_id,
+        hosts=hosts,
+        engine=await PolicyService(session).engine(run.org_id),
+        tokens=tokens,
+        ceiling=ArgumentBounds(),
+    )
+    recorded = [event.payload for event in await RunRepository(session).events(run.id) if _is_manifest(event.payload)]
+    nodes = [(sub, node_call(sub, sub.skill_call, policy, risk)) for sub in state.plan.subtasks if sub.skill_call]
+    first = recorded[0].get("ceiling") if recorded else None
+    policy.ceiling = ArgumentBounds.model_validate(first) if first else plan_ceiling([node for _, node in nodes])
+    latest = {payload["subtask_id"]: payload.get("manifest_digest") for payload in recorded}
+    events = []
+    for subtask, node in nodes:
+        manifest = policy.compile(node)
+        if latest.get(subtask.subtask_id) != manifest.digest():
+            events.append(manifest_event(subtask, manifest, "prepared", policy.ceiling))
+    if events:
+        await commit_transition(session, run.id, fencing_token, Transition(events=events))
+    return policy
+
+
+async def _creator(session: AsyncSession, settings: Settings, run: Run) -> Principal:
+    """The user who started the run; a run started from the command line (no user) acts as the platform,
+    which the policies still bind."""
+    directory = DirectoryService(session, settings)
+    user = await directory.repo.user(run.created_by) if run.created_by else None
+    if user is None or user.org_id != run.org_id:
+        return Principal.platform(run.org_id, f"run started by {run.created_by or 'the command line'}")
+    return await directory.load_principal(user)
+
+
+def _is_manifest(payload: dict[str, Any]) -> bool:
+    return payload.get("kind") == "capability_manifest"
+
+
+def node_call(subtask: SubTask, call: SkillCall, policy: RunPolicy, risk: RiskAssessor) -> NodeCall:
+    """The node's step as policies see it: its operation, effect, and the amount and record count it names."""
+    operation = call.operation or call.skill
+    action = _risk_input(subtask, call)
+    return NodeCall(
+        node_id=subtask.subtask_id,
+        operation=operation,
+        # A declared business operation carries its catalogue groups; a bare skill step is what it declares
+        # (a FormFillSkill that only fills a search form is a read).
+        effect=policy.effect(operation, call.side_effect.value) if call.operation else call.side_effect.value,
+        amount_cny=risk.largest_amount_cny(action.model_copy(update={"target_text": "", "page_title": ""})),
+        record_count=risk.record_count(action),
+    )
+
+
+def _risk_input(subtask: SubTask, call: SkillCall) -> RiskInput:
+    return RiskInput(
+        id=subtask.subtask_id,
+        page_title=subtask.goal,
+        action_type="submit",
+        target_text=subtask.goal,
+        values=flatten_values(call.params),
+        effect=call.side_effect.value,
+    )
+
+
+def _risk_name(risk: RiskDecision | None) -> RiskLevelName:
+    level = risk.final_level.value if risk is not None else "low"
+    return cast(RiskLevelName, level)
+
+
+def manifest_event(
+    subtask: SubTask, manifest: CapabilityManifest, reason: str, ceiling: ArgumentBounds | None = None
+) -> NewEvent:
+    """A node's compiled manifest, as the run records it (why: prepared or replanned)."""
+    return NewEvent(
+        EventType.POLICY_DECISION,
+        {
+            "kind": "capability_manifest",
+            "ceiling": ceiling.model_dump(mode="json") if ceiling is not None else None,
+            "subtask_id": subtask.subtask_id,
+            "compiled_because": reason,
+            "manifest_digest": manifest.digest(),
+            "rights": manifest.rights(),
+            "dropped": [dropped.model_dump(mode="json") for dropped in manifest.dropped],
+            "policy_version": manifest.policy_version,
+        },
+    )
+
+
+def decision_event(
+    subtask: SubTask, node: NodeCall, host: str, decision: PolicyDecision, digest: str, refusal: str
+) -> NewEvent:
+    return NewEvent(
+        EventType.POLICY_DECISION,
+        {
+            "kind": "decision",
+            "subtask_id": subtask.subtask_id,
+            "operation": node.operation,
+            "host": host,
+            "effect": node.effect,
+            "amount_cny": None if node.amount_cny is None else str(node.amount_cny),
+            "record_count": node.record_count,
+            "decision": decision.decision.value,
+            "reason_codes": decision.reason_codes,
+            "reasons": decision.reasons,
+            "manifest_refusal": refusal or None,
+            "manifest_digest": digest,
+            "policy_version": decision.policy_version,
+        },
+    )
+
+
+def capability_refusal_event(subtask: SubTask, message: str) -> NewEvent:
+    return NewEvent(
+        EventType.POLICY_DECISION,
+        {
+            "kind": "capability_check",
+            "subtask_id": subtask.subtask_id,
+            "decision": Decision.DENY.value,
+            "reason_codes": [CapabilityDenied.code],
+            "reasons": [message],
+        },
+    )
+
+
+def _manifest_refusal(manifest: CapabilityManifest, node: NodeCall, host: str) -> str:
+    try:
+        manifest.check(node.operation, host or None, node.arguments)
+    except CapabilityDenied as exc:
+        dropped = [
+            f"{item.reason_code}: {item.reason}"
+            for item in manifest.dropped if item.operation == node.operation
+        ]
+        return " ".join([exc.message, *(f"(compiler: {text})" for text in dropped)])
+    return ""
+
+
+def _policy_refusal(node: NodeCall, decision: PolicyDecision, refusal: str) -> ExecutionOutcome:
+    codes = ", ".join(decision.reason_codes)
+    reason = f"Refused by policy ({codes}) before any portal action: {' '.join(decision.reasons)}"
+    if refusal:
+        reason += f" {refusal}"
+    return ExecutionOutcome(
+        success=False,
+        error=reason,
+        error_code="policy_denied",
+        retryable=False,
+        abort_run=True,
+        data={"operation": node.operation, "reason_codes": decision.reason_codes},
+    )
 
 
 async def _keep_alive(context: SkillContext) -> None:

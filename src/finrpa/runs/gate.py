@@ -48,6 +48,18 @@ def flatten_values(params: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
+def risk_event(subtask: SubTask, decision: RiskDecision) -> NewEvent:
+    return NewEvent(
+        EventType.RISK_DECISION,
+        {
+            "subtask_id": subtask.subtask_id,
+            "level": decision.final_level.value,
+            "requires_approval": decision.requires_approval,
+            "reasons": decision.reasons[:10],
+        },
+    )
+
+
 def proposed_action(call: SkillCall) -> dict[str, Any]:
     """The exact action an approval is bound to (its hash): skill, business id and every parameter."""
     return {"skill": call.skill, "business_id": call.business_id, "params": call.params}
@@ -87,20 +99,29 @@ class ApprovalGate:
         )
 
     async def check(
-        self, run: Any, fencing_token: int, subtask: SubTask, call: SkillCall, keep_alive: KeepAlive | None
+        self,
+        run: Any,
+        fencing_token: int,
+        subtask: SubTask,
+        call: SkillCall,
+        keep_alive: KeepAlive | None,
+        *,
+        risk: RiskDecision | None = None,
+        policy_approval: list[str] | None = None,
     ) -> GateVerdict:
-        decision = await self.assess(subtask, call)
-        risk_event = NewEvent(
-            EventType.RISK_DECISION,
-            {
-                "subtask_id": subtask.subtask_id,
-                "level": decision.final_level.value,
-                "requires_approval": decision.requires_approval,
-                "reasons": decision.reasons[:10],
-            },
-        )
-        if not decision.requires_approval:
-            return GateVerdict(True, [risk_event])
+        """Let the step proceed, or make the run wait for an approval first. ``risk`` is the decision the caller
+        already recorded (assessed here otherwise); ``policy_approval`` holds the reasons (with their codes) of
+        a policy that requires approval, shown to the approvers beside the risk reasons."""
+        events: list[NewEvent] = []
+        if risk is None:
+            risk = await self.assess(subtask, call)
+            events.append(risk_event(subtask, risk))
+        if not risk.requires_approval and not policy_approval:
+            return GateVerdict(True, events)
+        decision = risk
+        if policy_approval:
+            reasons = [*policy_approval, *risk.reasons]
+            decision = risk.model_copy(update={"reasons": reasons, "requires_approval": True})
         action = proposed_action(call)
         async with approvals_transaction(self.sessions, self.settings, audit=self.audit, bus=self.bus) as approvals:
             approval = await approvals.request(
@@ -122,7 +143,7 @@ class ApprovalGate:
                 "required": approval.required_approvals,
             },
         )
-        await self._mark_waiting(run.id, fencing_token, [risk_event, requested])
+        await self._mark_waiting(run.id, fencing_token, [*events, requested])
         status = approval.status
         if not status.is_final:
             status = await self._wait(approval.id, keep_alive)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,10 +26,12 @@ from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
 from finrpa.kit.crypto import derive_key, unseal
 from finrpa.llm import CallContext
+from finrpa.policy.token_store import DatabaseTokenUseStore
+from finrpa.policy.tokens import CapabilityTokens
 from finrpa.risk.service import RiskAssessor
 from finrpa.runs.browser_session import BrowserSession, restored_storage
 from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.execution import RunExecutor, RunIdentity
+from finrpa.runs.execution import RunExecutor, RunIdentity, open_run_policy
 from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.goal_runs import GoalServices, goal_executor, is_goal_plan
 from finrpa.runs.journal import claim
@@ -74,6 +77,7 @@ class RunRunner:
         self._session_key = derive_key(settings.key("master_key"), "finrpa run browser session")
         self.bus = build_bus(settings)
         self.risk = RiskAssessor()
+        self.tokens = CapabilityTokens.from_settings(settings, DatabaseTokenUseStore(database.sessions))
         self._goal_services: GoalServices | None = None  # built for the first goal run
 
     async def start(self) -> None:
@@ -144,6 +148,12 @@ class RunRunner:
 
         run, sealed, url = await self.transaction(load)
         state = await self.load_state(run_id)
+        hosts = frozenset(host for host in (urlsplit(url).hostname for url in _portal_urls(run)) if host)
+        policy = await self.transaction(
+            lambda session: open_run_policy(
+                session, self.settings, self.tokens, run, state, hosts=hosts, risk=self.risk, fencing_token=token
+            )
+        )
         identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id, run.created_by)
         folder = self.run_folder(run.id)
         recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
@@ -173,6 +183,7 @@ class RunRunner:
             wait_s=self.options.wait_s,
             relogin=_login_call(state),
             gate=self._gate(run),
+            policy=policy,
         )
         journal = SqlJournal(
             identity,

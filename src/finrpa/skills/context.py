@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from finrpa.browser import Controller, RunBrowser, SecretText
 from finrpa.skills.base import SkillError
@@ -42,12 +43,23 @@ class SkillContext:
     effect_attempted: bool = False
     # Checks, right before such an action, that this worker still holds the run (fencing); raises otherwise.
     effect_guard: Callable[[], Awaitable[None]] | None = None
+    # Checks, right before such an action, that the node's capability manifest covers it on the page's host
+    # (the run layer sets it); raises CapabilityDenied otherwise, so the skill fails before acting.
+    capability_guard: Callable[[str | None], Awaitable[None]] | None = None
 
     async def before_effect(self) -> None:
         """Call immediately before the action that may change the portal (submit, confirm)."""
         if self.effect_guard is not None:
             await self.effect_guard()
+        if self.capability_guard is not None:
+            await self.capability_guard(self.current_host())
         self.effect_attempted = True
+
+    def current_host(self) -> str | None:
+        """The host of the page the skill is on (None before any page was opened)."""
+        tabs = self.browser.tabs
+        url = self.browser.active_tab.page.url if tabs else ""
+        return urlsplit(url).hostname if url.startswith(("http://", "https://")) else None
 
     @cached_property
     def page(self) -> PageOps:

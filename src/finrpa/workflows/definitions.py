@@ -46,6 +46,9 @@ class SkillStepDefinition(BaseModel):
     id: str
     name: str = ""
     skill: str
+    # The business operation the step performs (payment.submit, statement.export …), as policies name it;
+    # None: the skill's own name.
+    operation: str | None = None
     params: dict[str, MappingValue] = Field(default_factory=dict)
     failure_strategy: ErrorStrategy | None = None
     max_retries: int | None = None
