@@ -5,6 +5,7 @@ from the snapshots it is sent; invalid answers end in NEEDS_HUMAN with the raw o
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import AsyncIterator, Iterator
@@ -13,11 +14,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import pytest_asyncio
 
 from finrpa.agents.events import EventType
 from finrpa.agents.plan import SubTaskStatus, TaskStatus
+from finrpa.api import ApiOptions, create_app
 from finrpa.audit.schemas import AuditQuery
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
@@ -25,6 +28,7 @@ from finrpa.browser import BrowserManager
 from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
 from finrpa.commands.runs import execute_run, start_goal_run
 from finrpa.db.engine import unit_of_work
+from finrpa.identity.permissions import Principal
 from finrpa.identity.repository import IdentityRepository
 from finrpa.llm import run_llm_usage, summarize_llm_costs
 from finrpa.runs.goal_runs import GoalScope
@@ -35,10 +39,13 @@ from finrpa.runs.service import GoalRunRequest, create_goal_run, load_state, res
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.ledger import statement_rows
 from finrpa.sandbox.server import SandboxServer
+from finrpa.tenancy import open_tenant_database
 from finrpa.tenancy.context import system_context
+from finrpa.vault.service import VaultService
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.llm_server import RecordedRequest, Reply, ScriptedLLMServer, scripted_llm_settings
 from tests.integration.agents.scripted_operator import OPERATOR_MARK, PLANNER_MARK, ScriptedOperator, SeenPage
+from tests.integration.api.world import World, seeded_database
 from tests.integration.runs.conftest import configure
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -262,3 +269,56 @@ async def test_a_plan_the_llm_cannot_give_needs_a_person_and_retry_plans_again(
         async with unit_of_work(harness.app.database.sessions) as session:
             state = await load_state(session, run_id)
     assert [s.inputs["step_id"] for s in state.plan.subtasks] == ["plan", "login", "open_statement", "query", "export"]
+
+
+async def test_a_goal_posted_to_the_api_is_planned_and_run_by_the_embedded_worker(
+    sandbox: SandboxServer, llm_server: ScriptedLLMServer, tmp_path: Path
+) -> None:
+    configure(sandbox, layout="v1", error_rate=0.0)
+    llm_server.set_handler(operator())
+    async with seeded_database("sqlite", tmp_path) as (plain, orgs):
+        settings = scripted_llm_settings(llm_server, env="development", database_url=plain.database_url,
+                                         data_dir=plain.data_dir)  # fmt: skip
+        org = orgs["a"]
+        database = open_tenant_database(settings.database_url)
+        try:
+            with system_context("test: the bank password in the vault", org_id=org.id):
+                async with unit_of_work(database.sessions) as session:
+                    await VaultService(session, settings).put_secret(
+                        Principal.platform(org.id, "test"), org.id, BANK_PASSWORD_SECRET, DEMO_PASSWORD,
+                        dept_id=org.departments["ops"],
+                    )  # fmt: skip
+        finally:
+            await database.dispose()
+        app = create_app(settings, ApiOptions(worker=True, dispatcher=False, auto_migrate=False))
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://finrpa.test") as client:
+                world = World(app, client, settings, "sqlite", orgs)
+                body = {"goal": GOAL, "parameters": arguments(sandbox)}
+                created = await world.call("POST", "/api/v1/tasks", "a", "operator", json=body)
+                assert created.status_code == 201, created.text
+                task = created.json()
+                assert task["template_id"] is None and task["goal"] == GOAL
+                assert [s["step_id"] for s in task["plan"]["subtasks"]] == ["plan"], "planned when the run starts"
+                detail = await wait_until_settled(world, task["id"])
+                assert detail["status"] == "COMPLETED", detail["last_error"]
+                steps = [s["step_id"] for s in detail["plan"]["subtasks"]]
+                assert steps == ["plan", "login", "open_statement", "query", "export"]
+                events = (await world.call("GET", f"/api/v1/tasks/{task['id']}/events", "a", "viewer")).json()
+                actions = [e["payload"] for e in events["items"] if e["type"] == EventType.ACTION]
+                assert actions and all(payload["outcome"] == "ok" for payload in actions)
+                costs = await world.call("GET", "/api/v1/metrics/costs?group_by=department&group_by=tier", "a", "admin")
+                assert costs.status_code == 200, costs.text
+                ops = [row for row in costs.json() if row["department"] == org.departments["ops"]]
+                assert ops and sum(row["calls"] for row in ops) >= 4, "the run's calls are the department's"
+    assert all(DEMO_PASSWORD not in request.text for request in llm_server.requests)
+
+
+async def wait_until_settled(world: World, task_id: str, timeout_s: float = 120.0) -> dict[str, Any]:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while True:
+        detail: dict[str, Any] = (await world.call("GET", f"/api/v1/tasks/{task_id}", "a", "operator")).json()
+        if detail["status"] not in ("PENDING", "RUNNING") or asyncio.get_running_loop().time() > deadline:
+            return detail
+        await asyncio.sleep(0.5)
