@@ -14,7 +14,7 @@ from fastapi import APIRouter, Path, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from finrpa.audit.events import AuditEntry
-from finrpa.exceptions import ConflictError
+from finrpa.exceptions import ConflictError, NotFoundError
 from finrpa.http.caller import CurrentUser, DbSession, State, require
 from finrpa.http.idempotency import Idempotency
 from finrpa.http.problems import PROBLEM_RESPONSES
@@ -111,11 +111,13 @@ async def add_policy(
 
 @router.post("/{policy_id}/disable", summary="Disable a policy: decisions stop using it at once (org admins)")
 async def disable_policy(policy_id: PolicyId, caller: CurrentUser, session: DbSession, state: State) -> OrgPolicyView:
-    _require_admin(caller)
     principal = caller.principal
     service = PolicyService(session)
     current = next((p for p in await service.list_policies(principal.org_id) if p.id == policy_id), None)
-    if current is not None and not current.enabled:
+    if current is None:  # looked up first: another organisation's policy is a 404 for everybody
+        raise NotFoundError("No such policy in your organisation; list the policies first.")
+    _require_admin(caller)
+    if not current.enabled:
         raise ConflictError(f"Policy {current.name!r} is already disabled; add it again to use it.")
     policy = await service.disable_policy(principal.org_id, policy_id, disabled_by=principal.user_id)
     await session.flush()

@@ -35,7 +35,11 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v1/users/{user_id}/roles"): {"department_id": "{department_id}", "role": "viewer"},
     ("POST", "/api/v1/users/{user_id}/business-lines"): {"business_line_id": "{business_line_id}"},
     ("POST", "/api/v1/users/{user_id}/grants"): {"kind": "CROSS_DEPT_READ", "department_id": "{department_id}"},
+    ("POST", "/api/v1/approvals/{approval_id}/decision"): {"verdict": "approve", "payload_hash": "0" * 64},
 }
+POLICY = '@id("org.only_in_a") @reason("Test policy of the first organisation.") forbid (principal, action, resource) \
+when { context.amount_cny > 1000000000 };'
+
 LITERALS = {"role": "operator"}
 
 
@@ -91,8 +95,12 @@ async def _first_org_ids(world: World) -> dict[str, str]:
                 ),
             )
     approval_id = await _approval_request(world, task)
+    body = {"name": "only-in-a", "cedar_text": POLICY}
+    policy = await world.call("POST", "/api/v1/policies", "a", "admin", json=body)
+    assert policy.status_code == 201, policy.text
     return {
         "approval_id": approval_id,
+        "policy_id": policy.json()["id"],
         "task_id": task["id"],
         "record_id": row.id,
         "department_id": org.departments["ops"],
@@ -165,6 +173,11 @@ async def test_no_route_reveals_or_touches_another_organisations_object(world: W
     credentials = await world.call("GET", "/api/v1/credentials", "a", "admin")
     assert "only-in-a" in credentials.text
     await world.call("DELETE", "/api/v1/credentials/only-in-a", "a", "admin")
+    approval = await world.call("GET", f"/api/v1/approvals/{ids['approval_id']}", "a", "approver")
+    assert approval.json()["status"] == "PENDING" and approval.json()["decisions"] == []
+    policies = (await world.call("GET", "/api/v1/policies", "a", "admin")).json()["items"]
+    assert [p["enabled"] for p in policies if p["id"] == ids["policy_id"]] == [True]
+    await world.call("POST", f"/api/v1/policies/{ids['policy_id']}/disable", "a", "admin")
 
 
 async def test_every_exception_still_names_a_real_route() -> None:
