@@ -148,7 +148,8 @@ async def test_policy_requiring_approval_makes_the_export_wait_for_an_approver(
     assert len(requested) == 1 and decision.seq < requested[0].seq
     with system_context("test: read approvals", org_id=harness.org_id):
         async with unit_of_work(harness.app.database.sessions) as session:
-            approval = (await session.execute(select(ApprovalRequest).where(ApprovalRequest.run_id == run_id))).scalar_one()
+            query = select(ApprovalRequest).where(ApprovalRequest.run_id == run_id)
+            approval = (await session.execute(query)).scalar_one()
     assert any(reason.startswith("approval.statement_export:") for reason in approval.risk_reasons)
 
 
