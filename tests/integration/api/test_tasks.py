@@ -67,6 +67,36 @@ async def test_an_unknown_template_and_a_free_form_goal_without_an_llm_are_422(w
     assert "configure an LLM" in goal.json()["detail"]
 
 
+async def test_without_an_llm_a_goal_that_names_a_template_starts_that_template(world: World) -> None:
+    body = {"goal": "银行流水下载", "parameters": BANK_PARAMETERS}
+    response = await world.call("POST", "/api/v1/tasks", "a", "operator", json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["template_id"] == "bank_statement_download"
+
+
+async def test_with_an_llm_a_goal_run_starts_with_its_planning_step(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm = world.settings.model_copy(update={"llm_provider": "openai", "llm_model_standard": "any-model"})
+    monkeypatch.setattr(world.state, "settings", llm)
+    goal = "下载 2024 年第一季度的银行流水"
+    body = {"goal": goal, "parameters": {"bank_url": "http://127.0.0.1:9/bank", "password": "secret://bank-password"}}
+    response = await world.call("POST", "/api/v1/tasks", "a", "operator", json=body)
+    assert response.status_code == 201, response.text
+    task = response.json()
+    assert task["template_id"] is None and task["goal"] == goal and task["status"] == "PENDING"
+    [step] = task["plan"]["subtasks"]
+    assert step["step_id"] == "plan" and step["skill"] is None, "the LLM plans when the run starts"
+    assert task["versions"]["prompts"]["agents.plan_goal"] >= 1
+    assert "LoginSkill" in task["versions"]["skills"]
+    plain = {"goal": goal, "parameters": {"bank_url": "http://127.0.0.1:9/bank", "password": "hunter2"}}
+    refused = await world.call("POST", "/api/v1/tasks", "a", "operator", json=plain)
+    assert refused.status_code == 422 and "store the value in the vault" in refused.json()["detail"]
+    as_viewer = {**body, "dept_id": world.orgs["a"].departments["ops"]}
+    viewer = await world.call("POST", "/api/v1/tasks", "a", "viewer", json=as_viewer)
+    assert viewer.status_code == 403
+
+
 async def test_same_idempotency_key_and_body_give_the_same_run_and_another_body_is_409(world: World) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = {"template_id": "bank_statement_download", "parameters": BANK_PARAMETERS}
