@@ -74,7 +74,7 @@ from finrpa.browser.records import (
 )
 from finrpa.browser.resolve import FrameState, ResolvedTarget, refuse, resolve_target
 from finrpa.browser.runtime import RunBrowser, Tab
-from finrpa.browser.screenshots import capture
+from finrpa.browser.screenshots import Capture, capture, capture_with_state
 from finrpa.browser.script import invoke
 from finrpa.browser.secret_text import SecretText
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
@@ -137,7 +137,8 @@ class Controller:
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
         self._indexes = itertools.count(1)
         self._pending_clicks: dict[str, asyncio.Future[None]] = {}
-        self._last_shot: tuple[tuple[object, ...], Screenshot] | None = None
+        # The last after-shot, the page state it provably shows, and its action index.
+        self._last_shot: tuple[tuple[object, ...], Screenshot, int] | None = None
 
     # -- observing --------------------------------------------------------------------------------------
     async def observe(self, tab_id: str | None = None) -> PageSnapshot:
@@ -238,15 +239,20 @@ class Controller:
         target = await self._prepare(step, seen)
         if self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract):
             step.before = await self._capture_before(step.tab, target)
+        # From here on the page may change: only this action's own after-shot may be reused later.
+        last_shot, self._last_shot = self._last_shot, None
         ctx = OpContext(self.run, step.tab, target, action.timeout_ms / 1000, self._pending_clicks)
         outcome = await self._dispatch(ctx, step, seen)
         step.value_masked = outcome.value_masked
         if seen is not None and target is not None and outcome.counters and not outcome.navigated:
             self._carry_forward(seen, target.fingerprint.frame, outcome.counters)
         if self.screenshots and step.tab.pending_dialog is None and not step.tab.page.is_closed():
-            step.after = await self._capture_after(step.tab)
-            key = _shot_key(step.tab, target, outcome.counters) if not outcome.navigated else None
-            self._last_shot = (key, step.after) if key is not None and step.after is not None else None
+            if isinstance(action, WaitFor | Extract) and last_shot is not None:  # reads only: maybe unchanged
+                step.after = await self._unchanged_since(step.tab, last_shot)
+                if step.after is not None:
+                    self._last_shot = last_shot
+            if step.after is None:
+                await self._take_after(step)
         return ActionResult(
             action_index=step.index, kind=action.kind, duration_ms=_ms_since(step.started),
             url_before=step.url_before, url_after=step.tab.page.url, value=outcome.value,
@@ -256,17 +262,32 @@ class Controller:
         )
 
     async def _capture_before(self, tab: Tab, target: ResolvedTarget | None) -> Screenshot:
-        """The before screenshot; the previous after screenshot is reused when the page has not changed
-        at all since (same document, DOM, scroll positions and URL) — the pixels are the same."""
-        key = _shot_key(tab, target, await target.counters() if target else None)
-        if key is not None and self._last_shot is not None and self._last_shot[0] == key:
-            return self._last_shot[1]
+        """The before screenshot. The previous action's after screenshot is reused (marked as shared) when the
+        page provably did not change since: same document, navigation, DOM change count, URL and scroll
+        positions as when that PNG was taken, in a tab with no child frames — the pixels are the same."""
+        last = self._last_shot
+        if last is not None and target is not None and target.frame is tab.page.main_frame:
+            key = _shot_key(tab, await target.counters())
+            if key is not None and key == last[0]:
+                return last[1].model_copy(update={"shared_from": last[2]})
         return await capture(tab, mask_text_numbers=self.mask_text_numbers)
 
-    async def _capture_after(self, tab: Tab) -> Screenshot | None:
+    async def _unchanged_since(self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int]) -> Screenshot | None:
+        """The last after-shot, marked as shared, when the main frame still shows exactly its state."""
+        key = _shot_key(tab, await counters_of(tab.page.main_frame))
+        return last[1].model_copy(update={"shared_from": last[2]}) if key is not None and key == last[0] else None
+
+    async def _take_after(self, step: _Step) -> None:
+        after = await self._capture_after(step.tab)
+        step.after = after.shot if after is not None else None
+        key = _shot_key(step.tab, after.state) if after is not None else None
+        if after is not None and key is not None:
+            self._last_shot = (key, after.shot, step.index)
+
+    async def _capture_after(self, tab: Tab) -> Capture | None:
         """The after screenshot; its failure is recorded, never raised (the effect already happened)."""
         try:
-            return await capture(tab, mask_text_numbers=self.mask_text_numbers)
+            return await capture_with_state(tab, mask_text_numbers=self.mask_text_numbers)
         except BrowserError:
             return None
 
@@ -402,7 +423,8 @@ class Controller:
         if self.recorder is None:
             return
         if error is not None and self.screenshots and step.before is None and step.tab.pending_dialog is None:
-            step.before = await self._capture_after(step.tab)
+            failed = await self._capture_after(step.tab)
+            step.before = failed.shot if failed is not None else None
         await self.recorder.record(ActionRecord(
             run_id=self.run.config.run_id, action_index=step.index, kind=step.action.kind,
             action=redact_action(step.action), target=step.target, value_masked=step.value_masked,
@@ -413,9 +435,9 @@ class Controller:
         ))
 
 
-def _shot_key(tab: Tab, target: ResolvedTarget | None, counters: dict[str, Any] | None) -> tuple[object, ...] | None:
+def _shot_key(tab: Tab, counters: dict[str, Any] | None) -> tuple[object, ...] | None:
     """Identity of what a single-frame tab shows, for reusing a screenshot; None when unknown."""
-    if counters is None or target is None or target.frame is not tab.page.main_frame or len(tab.page.frames) != 1:
+    if not counters or len(tab.page.frames) != 1:
         return None
     return (tab.tab_id, counters.get("url"), counters.get("doc"), counters.get("nav"), counters.get("changes"),
             tuple(counters.get("scroll") or ()), counters.get("scrolls"))

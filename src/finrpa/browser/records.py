@@ -26,6 +26,11 @@ class Screenshot(BaseModel):
     png: bytes = Field(repr=False)
     sha256: str
     masked_regions: int = 0
+    shared_from: int | None = Field(
+        default=None,
+        description="Set on a before-shot that is the after-shot of this action index, reused because the page "
+        "provably did not change in between (stored once; the audit rows share its key and hash).",
+    )
 
     @classmethod
     def of(cls, png: bytes, masked_regions: int) -> Screenshot:

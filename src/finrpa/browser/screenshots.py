@@ -5,6 +5,10 @@ marked sensitive, values that look like card or ID numbers and, optionally, such
 whose contents cannot be inspected is covered whole. The PNG is taken with the boxes in place and the boxes
 are removed right after, so the unmasked pixels never reach the PNG. Captures use Chromium's fast PNG
 encoder (larger files, several times quicker than the default).
+
+The main frame reports its change counters as the masks go up and as they come down; when the two agree
+the capture carries that page state (:attr:`Capture.state`), so a later action can tell whether the page
+is provably still the one in the picture and reuse it as its before-shot.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+from dataclasses import dataclass
+from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
@@ -25,11 +31,21 @@ MASK_COLOR = "#3c3c3c"
 _MASK_FRAME = "(el, colour) => window.__finrpa_pm.maskElement(el, colour)"
 
 
-async def _mask(node: FrameNode, text_numbers: bool) -> int:
+@dataclass(frozen=True)
+class Capture:
+    shot: Screenshot
+    state: dict[str, Any] | None  # the main frame's counters, when unchanged throughout the capture
+
+
+async def _mask(node: FrameNode, text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
     try:
-        return int(await invoke(node.frame, "maskSensitive", text_numbers, MASK_COLOR))
+        painted = await invoke(node.frame, "maskForShot", text_numbers, MASK_COLOR)
     except PlaywrightError:
-        return -1
+        return -1, None
+    if not isinstance(painted, dict):
+        return -1, None
+    counters = painted.get("counters")
+    return int(painted["count"]), counters if isinstance(counters, dict) else None
 
 
 async def _mask_whole_frame(node: FrameNode) -> bool:
@@ -41,9 +57,11 @@ async def _mask_whole_frame(node: FrameNode) -> bool:
     return True
 
 
-async def _clear(node: FrameNode) -> None:
+async def _clear(node: FrameNode) -> dict[str, Any] | None:
     with contextlib.suppress(PlaywrightError):
-        await invoke(node.frame, "clearMasks")
+        counters = await invoke(node.frame, "clearMasks")
+        return counters if isinstance(counters, dict) else None
+    return None
 
 
 async def _png(tab: Tab) -> bytes:
@@ -56,23 +74,41 @@ async def _png(tab: Tab) -> bytes:
 async def capture(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int = 10_000) -> Screenshot:
     """A PNG of the tab's viewport with sensitive content masked; raises BrowserError rather than
     produce an unmasked image."""
+    return (await capture_with_state(tab, mask_text_numbers=mask_text_numbers, timeout_ms=timeout_ms)).shot
+
+
+async def capture_with_state(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int = 10_000) -> Capture:
+    """:func:`capture`, also returning the main frame's counters when the document provably did not change
+    while the PNG was taken (same readings when the masks went up and when they came down)."""
     nodes = frame_tree(tab.page)
     regions = -1  # unknown until painted: clear everywhere on failure
+    painted: dict[str, Any] | None = None
+    cleared: list[dict[str, Any] | None] = []
     try:
-        regions = await _paint_masks(tab, nodes, mask_text_numbers)
+        regions, painted = await _paint_masks(tab, nodes, mask_text_numbers)
         png = await asyncio.wait_for(_png(tab), timeout_ms / 1000)
     except (PlaywrightError, TimeoutError) as exc:
         raise ActionTimeoutError(f"The screenshot of tab {tab.tab_id} could not be taken ({exc}).") from exc
     finally:
-        if regions != 0:
-            await asyncio.gather(*(_clear(node) for node in nodes))
-    return Screenshot.of(png, regions)
+        # The main frame is always cleared: its answer says whether the page changed during the capture.
+        cleared = list(await asyncio.gather(*(_clear(node) for node in nodes if regions != 0 or node.parent is None)))
+    main_after = cleared[0] if cleared else None
+    stable = painted is not None and main_after is not None and _same_state(painted, main_after)
+    return Capture(Screenshot.of(png, regions), painted if stable else None)
 
 
-async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> int:
-    counts = await asyncio.gather(*(_mask(node, text_numbers) for node in nodes))
+def _same_state(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    keys = ("doc", "nav", "changes", "url", "scroll", "scrolls")
+    return all(before.get(key) == after.get(key) for key in keys)
+
+
+async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
+    results = await asyncio.gather(*(_mask(node, text_numbers) for node in nodes))
     regions = 0
-    for node, count in zip(nodes, counts, strict=True):
+    main: dict[str, Any] | None = None
+    for node, (count, counters) in zip(nodes, results, strict=True):
+        if node.parent is None:
+            main = counters
         if count >= 0:
             regions += count
             continue
@@ -81,4 +117,4 @@ async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> 
                 f"Tab {tab.tab_id} cannot be inspected for sensitive fields, so no screenshot was taken."
             )
         regions += 1
-    return regions
+    return regions, main

@@ -1,13 +1,17 @@
 """Evidence of a run's browser actions: screenshots go to the object store as they are taken; each action
 becomes a masked ``action`` run event, and the journal turns those events into audit rows in the same
-transaction as the step they belong to."""
+transaction as the step they belong to.
+
+A before-shot the controller reused from the previous action's after-shot (the page provably did not change
+in between) is stored once: both audit rows name the same object key and SHA-256, and the row of the later
+action says whose after-shot it shares (``details.screenshot_before_shared_from``)."""
 
 from __future__ import annotations
 
 from typing import Any, Protocol
 
 from finrpa.audit.events import AuditEntry
-from finrpa.browser import ActionIntent, ActionRecord
+from finrpa.browser import ActionIntent, ActionRecord, Screenshot
 from finrpa.objectstore.port import StoredObject
 from finrpa.runs.repository import NewEvent
 
@@ -55,14 +59,17 @@ class EvidenceRecorder:
         self.subtask_id: str | None = None
         self._events: list[NewEvent] = []
         self.action_count = 0
+        self._last_after: tuple[int, StoredObject] | None = None  # (action index, its stored after-shot)
 
     async def intent(self, intent: ActionIntent) -> None:
         """Intents of read actions stay in memory; effects are recorded durably by the effect ledger first."""
 
     async def record(self, record: ActionRecord) -> None:
         self.action_count += 1
-        before = await self._store(record, "before")
-        after = await self._store(record, "after", before.bucket if before else None)
+        before, before_shared = await self._store(record, "before")
+        after, after_shared = await self._store(record, "after", before.bucket if before else None)
+        # Keyed by the action that took the PNG, so a chain of shares (click → extract → click) finds it.
+        self._last_after = (after_shared or record.action_index, after) if after is not None else None
         target = record.target
         payload: dict[str, Any] = {
             "subtask_id": self.subtask_id,
@@ -78,17 +85,36 @@ class EvidenceRecorder:
             "error": record.error_message,
             "screenshot_before": _stored(before),
             "screenshot_after": _stored(after),
+            "screenshot_before_shared_from": before_shared,
+            "screenshot_after_shared_from": after_shared,
             "started_at": record.started_at.isoformat(),
         }
         self._events.append(NewEvent(ACTION_EVENT, payload))
 
-    async def _store(self, record: ActionRecord, phase: str, bucket: str | None = None) -> StoredObject | None:
+    async def _store(
+        self, record: ActionRecord, phase: str, bucket: str | None = None
+    ) -> tuple[StoredObject | None, int | None]:
+        """The stored screenshot of ``phase`` and, when it is an earlier action's stored after-shot, whose."""
         shot = record.screenshot_before if phase == "before" else record.screenshot_after
         if shot is None or self.screenshots is None:
-            return None
-        return await self.screenshots.store_screenshot(
+            return None, None
+        shared = self._shared(shot, bucket)
+        if shared is not None:
+            return shared, shot.shared_from
+        stored = await self.screenshots.store_screenshot(
             self.org_id, self.run_id, record.action_index, phase, shot.png, bucket=bucket
         )
+        return stored, None
+
+    def _shared(self, shot: Screenshot, bucket: str | None) -> StoredObject | None:
+        """The stored after-shot of the action ``shot`` is shared from, when it is that very image."""
+        last = self._last_after
+        if shot.shared_from is None or last is None or last[0] != shot.shared_from:
+            return None
+        stored = last[1]
+        if stored.sha256 != shot.sha256 or (bucket is not None and stored.bucket != bucket):
+            return None  # not the same bytes, or a row's two shots would sit in different buckets: store anew
+        return stored
 
     def add_event(self, event: NewEvent) -> None:
         """A browser event (e.g. blocked egress) to commit with the current step."""
@@ -136,5 +162,15 @@ def audit_entry_for_action(
             "url_after": payload.get("url_after"),
             "subtask_id": payload.get("subtask_id"),
             "error_code": payload.get("error_code"),
+            **_sharing(payload),
         },
     )
+
+
+def _sharing(payload: dict[str, Any]) -> dict[str, Any]:
+    """Which earlier action's after-shot this row's screenshots are, when shared (absent otherwise)."""
+    return {
+        f"screenshot_{phase}_shared_from": payload[f"screenshot_{phase}_shared_from"]
+        for phase in ("before", "after")
+        if payload.get(f"screenshot_{phase}_shared_from") is not None
+    }

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -11,6 +13,8 @@ from PIL import Image
 from finrpa.browser import ActionIntent, ActionRecord, Controller, RunBrowser, SecretText
 from finrpa.browser.screenshots import MASK_COLOR
 from finrpa.browser.snapshot import ElementInfo
+from finrpa.objectstore.port import StoredObject
+from finrpa.runs.evidence import EvidenceRecorder, audit_entry_for_action
 from tests.fixtures.browser import StaticSite
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -36,7 +40,7 @@ def _region_colours(png: bytes, element: ElementInfo) -> set[tuple[int, ...]]:
     image = Image.open(io.BytesIO(png)).convert("RGB")
     x, y, w, h = element.bbox
     region = image.crop((x + 2, y + 2, x + w - 2, y + h - 2))
-    return {c for _, c in region.getcolors(maxcolors=100_000) or []}
+    return {tuple(c) for _, c in region.getcolors(maxcolors=100_000) or [] if isinstance(c, tuple)}
 
 
 async def test_password_and_card_number_are_flat_boxes_in_the_after_screenshot(
@@ -99,3 +103,82 @@ async def test_each_action_carries_before_and_after_screenshots_with_hashes(
     assert fill.screenshot_before.png.startswith(b"\x89PNG")
     assert fill.screenshot_before.sha256 != fill.screenshot_after.sha256
     assert fill.duration_ms > 0
+
+
+class MemoryStore:
+    """An object store for screenshots that keeps what it is given (and counts the writes)."""
+
+    def __init__(self) -> None:
+        self.objects: dict[str, bytes] = {}
+
+    async def store_screenshot(
+        self, org_id: str, task_id: str | None, action_index: int | None, phase: Any, png: bytes, *,
+        bucket: str | None = None,
+    ) -> StoredObject:
+        key = f"audit/{org_id}/{task_id}/{action_index}_{phase}_{len(self.objects)}.png"
+        self.objects[key] = png
+        return StoredObject(bucket=bucket or "finrpa-audit-2025-01", key=key,
+                            sha256=hashlib.sha256(png).hexdigest(), size=len(png))
+
+
+async def test_an_unchanged_page_shares_the_previous_after_shot_and_a_changed_one_is_captured_again(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    recorder = MemoryRecorder()
+    controller = Controller(run_browser, recorder=recorder, screenshots=True)
+    await controller.navigate(static_site.url("login.html"))
+    snapshot = await controller.observe()
+    await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "alice")
+    await controller.fill(snapshot, snapshot.find(name="备注")[0].ref, "first")
+    first, second = recorder.records[-2:]
+    assert first.screenshot_after is not None and second.screenshot_before is not None
+    assert second.screenshot_before.shared_from == first.action_index
+    assert second.screenshot_before.sha256 == first.screenshot_after.sha256
+
+    # The portal's own script changes the page between two actions: the before-shot is taken afresh.
+    page = run_browser.active_tab.page
+    await page.evaluate("document.body.style.cssText += 'background: #fff8e0; min-height: 3000px'")
+    await controller.fill(snapshot, snapshot.find(name="备注")[0].ref, "second")
+    third = recorder.records[-1]
+    assert third.screenshot_before is not None and third.screenshot_before.shared_from is None
+    assert second.screenshot_after is not None
+    assert third.screenshot_before.sha256 != second.screenshot_after.sha256
+
+    # The page scrolls between two actions: captured afresh too.
+    await page.evaluate("window.scrollTo(0, 20)")
+    await controller.fill(snapshot, snapshot.find(name="备注")[0].ref, "third")
+    assert recorder.records[-1].screenshot_before is not None
+    assert recorder.records[-1].screenshot_before.shared_from is None
+
+
+async def test_a_shared_before_shot_is_stored_once_and_both_audit_rows_name_the_same_object(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    store = MemoryStore()
+    evidence = EvidenceRecorder(org_id="org1", run_id="run1", screenshots=store)
+    controller = Controller(run_browser, recorder=evidence, screenshots=True)
+    await controller.navigate(static_site.url("login.html"))
+    snapshot = await controller.observe()
+    await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "alice")
+    await controller.fill(snapshot, snapshot.find(name="备注")[0].ref, "note")
+    events = evidence.drain()
+    rows = [audit_entry_for_action(e.payload, org_id="org1", run_id="run1", dept_id=None, bl_id=None) for e in events]
+    fill_user, fill_note = rows[-2], rows[-1]
+    assert fill_user.screenshot_after is not None and fill_note.screenshot_before is not None
+    assert isinstance(fill_user.screenshot_after, StoredObject)
+    assert isinstance(fill_note.screenshot_before, StoredObject)
+    assert fill_note.screenshot_before.key == fill_user.screenshot_after.key
+    assert fill_note.screenshot_before.sha256 == fill_user.screenshot_after.sha256
+    assert fill_note.details is not None
+    assert fill_note.details["screenshot_before_shared_from"] == fill_user.action_index
+    navigate = rows[0]  # the first action's before-shot is its own
+    assert navigate.details is not None and "screenshot_before_shared_from" not in navigate.details
+    # Every row still has both shots, each stored object matches its hash, and the shared one was written once.
+    assert all(row.screenshot_before is not None and row.screenshot_after is not None for row in rows)
+    keys = [shot.key for row in rows for shot in (row.screenshot_before, row.screenshot_after)
+            if isinstance(shot, StoredObject)]
+    assert len(store.objects) == len(set(keys)) < len(keys)
+    for row in rows:
+        for shot in (row.screenshot_before, row.screenshot_after):
+            assert isinstance(shot, StoredObject)
+            assert hashlib.sha256(store.objects[shot.key]).hexdigest() == shot.sha256

@@ -547,13 +547,26 @@
 
   // --- masking for screenshots -----------------------------------------------------------------------
   // Flat boxes (custom <finrpa-mask> elements, ignored by the change counters) painted over sensitive
-  // content just before a capture and removed right after.
-  const MASK_STYLE = "all:initial;display:block;position:fixed;z-index:2147483647;pointer-events:none;margin:0;";
-  const maskBox = (rect, colour) => {
+  // content just before a capture and removed right after. All boxes live in one fixed, click-through
+  // layer: one composited layer per capture instead of one per box (several times cheaper to paint).
+  const MASK_LAYER = "all:initial;display:block;position:fixed;left:0;top:0;width:0;height:0;overflow:visible;" +
+    "z-index:2147483647;pointer-events:none;margin:0;";
+  const MASK_STYLE = "all:initial;display:block;position:absolute;pointer-events:none;margin:0;";
+  const maskLayer = () => {
+    let layer = state.maskLayer;
+    if (!layer || !layer.isConnected) {
+      layer = document.createElement("finrpa-mask");
+      layer.setAttribute("style", MASK_LAYER);
+      (document.documentElement || document.body).appendChild(layer);
+      state.maskLayer = layer;
+    }
+    return layer;
+  };
+  const maskBox = (rect, colour, layer) => {
     const box = document.createElement("finrpa-mask");
     box.setAttribute("style", MASK_STYLE + `left:${rect.left}px;top:${rect.top}px;width:${rect.width}px;` +
       `height:${rect.height}px;background:${colour};`);
-    (document.documentElement || document.body).appendChild(box);
+    (layer || maskLayer()).appendChild(box);
   };
   const sensitiveNow = (el, textNumbers) => {
     if (/^(INPUT|TEXTAREA)$/.test(el.tagName)) return isSensitiveField(el) || looksLikeNumber(String(el.value || ""));
@@ -564,17 +577,27 @@
   };
   const maskSensitive = (textNumbers, colour) => {
     clearMasks();
-    let count = 0;
+    const rects = [];
     walk(document, (el) => {
-      if (!sensitiveNow(el, textNumbers) || !visible(el)) return;
+      if (ours(el) || !sensitiveNow(el, textNumbers) || !visible(el)) return;
       const r = el.getBoundingClientRect();
       if (r.bottom < 0 || r.right < 0 || r.top > innerHeight || r.left > innerWidth) return;
-      maskBox({ left: r.left - 1, top: r.top - 1, width: r.width + 2, height: r.height + 2 }, colour);
-      count += 1;
+      rects.push({ left: r.left - 1, top: r.top - 1, width: r.width + 2, height: r.height + 2 });
     });
-    return count;
+    if (rects.length) {  // measure everything first, then write: one layout, not one per box
+      const layer = maskLayer();
+      for (const r of rects) maskBox(r, colour, layer);
+    }
+    return rects.length;
   };
-  const clearMasks = () => { document.querySelectorAll("finrpa-mask").forEach((m) => m.remove()); return true; };
+  // The state a capture shows: counters read as the masks go up and again as they come down. When both
+  // readings agree, nothing in the document changed while the PNG was taken.
+  const maskForShot = (textNumbers, colour) => ({ count: maskSensitive(textNumbers, colour), counters: counters() });
+  const clearMasks = () => {
+    document.querySelectorAll("finrpa-mask").forEach((m) => m.remove());
+    state.maskLayer = null;
+    return counters();
+  };
 
   const readState = (el, expected) => {
     const sensitive = isSensitiveField(el);
@@ -727,7 +750,7 @@
   };
   const pageText = (limit) => visibleText(limit);
 
-  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, clearMasks, nextChange, hitsTarget,
+  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, hitsTarget,
     frameHit: (iframe, x, y) => {
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);
