@@ -51,7 +51,7 @@ BROWSER_ACTIONS = (
 BUILTIN_SKILLS = (
     _spec("LoginSkill", R), _spec("SessionKeepAliveSkill", R), _spec("SearchAndSelectSkill", R),
     _spec("PaginationSkill", R), _spec("TableExtractSkill", R), _spec("FormFillSkill", W),
-    _spec("FileDownloadSkill", R, E),
+    _spec("FileDownloadSkill", R, E), _spec("CsvMergeSkill", R),
 )  # fmt: skip
 
 BUSINESS_OPERATIONS = (
