@@ -1,14 +1,16 @@
 """Benchmark: LLM calls and tokens per free-form goal run, cold vs warm, and the router's tier mix.
 
-* The goal "下载 2024 年第一季度的银行流水" planned by the LLM planner and run by the coordinator (login as a
-  skill; opening the statement page, the query, a walk over all 12 result pages and the CSV export by the LLM
-  loop) against the sandbox bank in headless Chromium, with a scripted local LLM that answers from the
-  snapshots it is sent. Run 1 is cold; later runs reuse verified action-cache entries (and, in the first
-  series, the remembered plan). Target: at least 90 % fewer LLM calls warm than cold.
+* The goal "下载 2024 年第一季度的银行流水" as a goal run on the real run path (RunRunner over a SQLite database,
+  vault secrets, event log, audit rows, ``llm_calls`` rows): planned by the LLM planner when the run starts,
+  login as a skill; opening the statement page, the query, a walk over all 12 result pages and the CSV export
+  by the LLM loop, against the sandbox bank in headless Chromium, with a scripted local LLM that answers from
+  the snapshots it is sent. Calls and tokens are read back from the run's ``llm_calls`` rows. Run 1 is cold;
+  later runs reuse verified action-cache entries (and, in the first series, the remembered plan). Target: at
+  least 90 % fewer LLM calls warm than cold.
 * The router's tier for every page of the sandbox portals in layouts v1 and v2, from features measured on the
   live page.
 
-Run: .venv/bin/python bench/bench_llm_runs.py
+Run: .venv/bin/python -m bench.bench_llm_runs
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,26 +30,26 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the scripted server lives in tests/
 
 from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, scripted_llm_settings
-from tests.fixtures.runs import DictSecrets
-from tests.integration.agents.scripted_operator import ScriptedOperator, SeenPage, UsageLog, next_page_rule
+from tests.integration.agents.scripted_operator import ScriptedOperator, SeenPage, next_page_rule
 
-from finrpa.agents.coordinator import AgentCoordinator, Backoff
-from finrpa.agents.llm_executor import LLMSubtaskExecutor
-from finrpa.agents.llm_planner import LLMPlanner
-from finrpa.agents.plan import CoordinationState, TaskStatus
-from finrpa.agents.plan_memory import PlanMemory
-from finrpa.agents.plan_proposal import PlanningContext
+from finrpa.agents.coordinator import Backoff
+from finrpa.agents.plan import TaskStatus
+from finrpa.audit.service import AuditService
+from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager, Controller, RunBrowserConfig
-from finrpa.cache import InProcessKeyValueStore, KeyValueStore
-from finrpa.llm import ActionCache, CallContext, LLMClient, ModelRouter, RouterThresholds, page_signature
+from finrpa.cache import InProcessKeyValueStore
+from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
+from finrpa.db.engine import unit_of_work
+from finrpa.llm import ModelRouter, RouterThresholds, page_signature, run_llm_usage
 from finrpa.llm.page_features import measure_page_features
-from finrpa.runs.browser_session import BrowserSession
-from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.execution import RunExecutor, RunIdentity
-from finrpa.runs.repository import NewEvent
+from finrpa.runs.goal_runs import GoalScope
+from finrpa.runs.runner import RunnerOptions, RunRunner
+from finrpa.runs.secrets import vault_secrets
+from finrpa.runs.service import GoalRunRequest, create_goal_run
 from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.server import SandboxServer
+from finrpa.tenancy.context import system_context
 
 GOAL = "下载 2024 年第一季度的银行流水"
 ACCOUNT = "1001020309000123456"
@@ -105,63 +108,62 @@ class RunFigures:
     status: str
 
 
-class Journal:
-    async def commit(self, events: Sequence[NewEvent], state: CoordinationState, **_: Any) -> None:
-        return None
+@dataclass
+class Bench:
+    """The real run path: an application database, the demo organisation (its vault holds the bank password)
+    and one runner, whose LLM services (action cache, plan memory, router) are shared by its runs."""
+
+    app: App
+    org_id: str
+    dept_id: str
+    runner: RunRunner
 
 
-async def no_transaction(work: Any) -> Any:
-    raise RuntimeError("the benchmark's plan has no step that writes to a portal")
+@asynccontextmanager
+async def real_run_path(server: ScriptedLLMServer, manager: BrowserManager) -> AsyncIterator[Bench]:
+    folder = Path(tempfile.mkdtemp(prefix="finrpa-bench-llm-"))
+    settings = scripted_llm_settings(server, database_url=f"sqlite+aiosqlite:///{folder / 'finrpa.db'}",
+                                     data_dir=folder / "var")  # fmt: skip
+    async with open_app(settings, auto_migrate=True) as app:
+        demo = await seed_demo_org(app)
+        audit = AuditService.from_settings(settings)
+        runner = RunRunner(settings, app.database, audit=audit, manager=manager,
+                           secrets=vault_secrets(app.database.sessions, settings, audit),
+                           options=RunnerOptions(screenshots=False, backoff=Backoff(0.01, 1.0, 0.01)))  # fmt: skip
+        try:
+            yield Bench(app, demo.org_id, demo.dept_id, runner)
+        finally:
+            await runner.close()
 
 
-async def goal_run(
-    index: int, sandbox: SandboxServer, server: ScriptedLLMServer, manager: BrowserManager, store: KeyValueStore,
-    remember_plans: bool,
-) -> RunFigures:  # fmt: skip
-    usage = UsageLog()
-    run_id = f"bench-{index}"
-    folder = Path(tempfile.mkdtemp(prefix="finrpa-bench-"))
-    recorder = EvidenceRecorder(org_id="org-bench", run_id=run_id, screenshots=None)
-    config = RunBrowserConfig(run_id=run_id, downloads_dir=folder / "downloads", portal_urls=[sandbox.base_url])
-    session = BrowserSession(manager, config, recorder, screenshots=False)
-    secrets = DictSecrets({"password": DEMO_PASSWORD})
-    skills = RunExecutor(RunIdentity(run_id, "org-bench", None, None), session, recorder, no_transaction,
-                         artifacts_dir=folder, fencing_token=1, secrets=secrets)  # fmt: skip
-    client = LLMClient.from_settings(scripted_llm_settings(server), usage)
-    context = CallContext("org-bench", run_id=run_id)
-
-    async def controller() -> Controller:
-        return (await session.ensure())[1]
-
-    executor = LLMSubtaskExecutor(client, ModelRouter(store, RouterThresholds()), context, controller,
-                                  allowed_actions=ACTIONS, cache=ActionCache(store), secrets=secrets, skills=skills,
-                                  evidence=recorder)  # fmt: skip
-    planner = LLMPlanner(client, context, memory=PlanMemory(store) if remember_plans else None)
+async def goal_run(bench: Bench, sandbox: SandboxServer) -> RunFigures:
+    """One goal run as `finrpa run --goal` starts it: planned by the LLM when it starts, then executed."""
     arguments = {"bank_url": f"{sandbox.base_url}/bank/login", "username": "corp_demo",
-                 "password": "secret://password", "account_number": ACCOUNT}  # fmt: skip
+                 "password": f"secret://{BANK_PASSWORD_SECRET}", "account_number": ACCOUNT}  # fmt: skip
+    request = GoalRunRequest(GOAL, arguments, GoalScope(frozenset(SKILLS), frozenset(ACTIONS)), dept_id=bench.dept_id)
     started = time.perf_counter()
-    plan = await planner.plan(GOAL, allowed_skills=SKILLS, allowed_actions=ACTIONS,
-                              context=PlanningContext.from_arguments(arguments))  # fmt: skip
-    coordinator = AgentCoordinator(CoordinationState(run_id=run_id, plan=plan), executor, Journal(),
-                                   planner=planner, backoff=Backoff(0.01, 1.0, 0.01))  # fmt: skip
-    final = await coordinator.run()
+    with system_context("bench: a goal run", org_id=bench.org_id):
+        async with unit_of_work(bench.app.database.sessions) as session:
+            run_id = (await create_goal_run(session, request)).id
+    final = await bench.runner.execute(run_id, bench.org_id)
     seconds = time.perf_counter() - started
-    await session.close()
-    await client.aclose()
-    calls = usage.calls()
-    tokens = sum(record.input_tokens + record.output_tokens for record in calls)
+    with system_context("bench: the run's LLM usage", org_id=bench.org_id):
+        async with unit_of_work(bench.app.database.sessions) as session:
+            usage = await run_llm_usage(session, bench.org_id, run_id)
     status = final.status.value if final.status is TaskStatus.COMPLETED else f"{final.status.value}: {final.last_error}"
-    return RunFigures(len(calls), tokens, len(usage.hits()), seconds, status)
+    return RunFigures(usage.llm_calls, usage.tokens, usage.cache_hits, seconds, status)
 
 
 async def goal_series(
     sandbox: SandboxServer, server: ScriptedLLMServer, manager: BrowserManager, remember_plans: bool
 ) -> None:
-    store = InProcessKeyValueStore()
-    runs = [await goal_run(i, sandbox, server, manager, store, remember_plans) for i in range(1 + WARM_RUNS)]
+    async with real_run_path(server, manager) as bench:
+        if not remember_plans:
+            bench.runner.goal_services().memory = None
+        runs = [await goal_run(bench, sandbox) for _ in range(1 + WARM_RUNS)]
     cold, warm = runs[0], runs[1:]
     title = "plan remembered" if remember_plans else "planned again every run"
-    print(f"\ngoal run {GOAL!r} ({title}); 1 cold + {WARM_RUNS} warm runs")
+    print(f"\ngoal run {GOAL!r} ({title}); 1 cold + {WARM_RUNS} warm runs through RunRunner (SQLite, llm_calls rows)")
     print(f"{'run':8} {'LLM calls':>9} {'tokens':>8} {'cache hits':>10} {'seconds':>8}  status")
     for number, run in enumerate(runs, 1):
         label = "cold" if number == 1 else f"warm {number - 1}"

@@ -131,7 +131,7 @@ class GoalServices:
     store: KeyValueStore
     router: ModelRouter
     cache: ActionCache
-    memory: PlanMemory
+    memory: PlanMemory | None  # None: every goal run asks the LLM for its plan
 
     @classmethod
     def from_settings(cls, settings: Settings, database: TenantDatabase) -> GoalServices:
