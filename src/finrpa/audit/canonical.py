@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from json.encoder import encode_basestring  # the C escaper json.dumps(ensure_ascii=False) uses for strings
 from typing import Any
@@ -93,28 +93,67 @@ def canonical_bytes(document: Mapping[str, Any]) -> bytes:
     return canonical_json(document).encode()
 
 
-def canonical_row(values: Sequence[Any]) -> bytes:
-    """The same bytes as ``canonical_bytes(row_document(...))`` for column values in SORTED_FIELDS order.
+def _timestamp_json(value: Any, _last: list[Any] = [None, ""]) -> str:  # noqa: B006  # a one-entry memo
+    """A created_at value as JSON; the rows of one append share their timestamp, so the last one is remembered."""
+    if value.__class__ is not datetime:
+        return canonical_json(value)
+    if value != _last[0]:  # equal instants give the same UTC text, whatever their zone
+        _last[:] = (value, '"' + format_timestamp(value) + '"')
+    text: str = _last[1]
+    return text
 
-    The fast path of verify and append: the fixed keys are a format template and each value is encoded by
-    the encoder json itself uses for its type (several times faster than building and sorting a dict; the
-    tests check it against the generic form).
+
+def _integer_json(value: Any) -> str:
+    return int.__repr__(value) if value.__class__ is int else canonical_json(value)
+
+
+_COLUMN_KINDS = {"seq": "int", "action_index": "int", "duration_ms": "int", "has_approval": "bool"}
+
+
+def _row_encoder_source() -> str:
+    """Python source of ``canonical_row``: one expression per column in SORTED_FIELDS order, no per-value dispatch.
+
+    Strings go straight to json's own C string encoder, integers to ``int.__repr__`` (what json uses), the flag
+    to true/false as ``row_document`` does (``bool(value)``), ``created_at`` to :func:`_timestamp_json`.
     """
-    encoded = tuple([_ENCODERS.get(type(value), canonical_json)(value) for value in values])
-    return (_TEMPLATE % encoded).encode()
+    names = [f"v{index}" for index in range(len(SORTED_FIELDS))]
+    encoded = []
+    for name, field_name in zip(names, SORTED_FIELDS, strict=True):
+        kind = "time" if field_name == "created_at" else _COLUMN_KINDS.get(field_name, "str")
+        encoded.append(
+            {
+                "str": f'"null" if {name} is None else _string({name})',
+                "int": f'"null" if {name} is None else _integer({name})',
+                "bool": f'"true" if {name} else "false"',
+                "time": f"_timestamp({name})",
+            }[kind]
+        )
+    return (
+        "def canonical_row(values):\n"
+        f"    {', '.join(names)}, *_extra = values\n"
+        f"    return (_TEMPLATE % ({', '.join(encoded)},)).encode()\n"
+    )
 
 
-def _encode_timestamp(value: datetime) -> str:
-    return '"' + format_timestamp(value) + '"'
+def _compile_row_encoder() -> Callable[[Sequence[Any]], bytes]:
+    namespace: dict[str, Any] = {
+        "_TEMPLATE": _TEMPLATE,
+        "_string": encode_basestring,
+        "_integer": _integer_json,
+        "_timestamp": _timestamp_json,
+    }
+    exec(_row_encoder_source(), namespace)  # noqa: S102  # source built above from constant field names only
+    encoder: Callable[[Sequence[Any]], bytes] = namespace["canonical_row"]
+    encoder.__doc__ = """The same bytes as ``canonical_bytes(row_document(...))`` for column values in SORTED_FIELDS
+    order (further items, such as a trailing row_hash, are ignored).
+
+    The fast path of verify and append: the fixed keys are a format template and each column's value goes to
+    the encoder json itself uses for that type (several times faster than building and sorting a dict; the
+    tests check it against the generic form byte for byte)."""
+    return encoder
 
 
-_ENCODERS: dict[type, Any] = {
-    str: encode_basestring,
-    int: int.__repr__,
-    bool: lambda value: "true" if value else "false",
-    type(None): lambda _value: "null",
-    datetime: _encode_timestamp,
-}
+canonical_row = _compile_row_encoder()
 
 
 def hash_bytes(canonical: bytes) -> str:

@@ -32,7 +32,7 @@ from finrpa.audit.models import AuditRecord
 from finrpa.audit.repository import AuditRepository, ChainHead, RecordFilter
 from finrpa.audit.sanitizer import Sanitizer
 from finrpa.audit.schemas import AuditPage, AuditQuery, AuditRecordView, IssuedLink, decode_cursor, encode_cursor
-from finrpa.audit.verification import ChainReport, ChainVerifier, Problem
+from finrpa.audit.verification import ChainReport, ChainVerifier, Problem, collector_paused
 from finrpa.config import Settings
 from finrpa.db.base import new_id, utcnow
 from finrpa.exceptions import ConflictError, NotFoundError, ValidationFailedError
@@ -258,9 +258,10 @@ class AuditService:
         verifier = ChainVerifier(org_id, checkpoints, head_seq=head.seq if head else None, keep_leaves=keep_leaves)
         if problem is not None:
             verifier.report.problem = problem
-        async for batch in repository.chain_batches(org_id):
-            if not verifier.feed(batch):
-                break
+        with collector_paused():
+            async for batch in repository.chain_batches(org_id):
+                if not verifier.feed(batch):
+                    break
         return verifier.finish()
 
     async def verify_all(self, session: AsyncSession) -> list[ChainReport]:

@@ -46,3 +46,19 @@ def test_the_fast_form_equals_sorted_compact_json(values: dict[str, object]) -> 
 def test_timestamps_are_utc_with_microseconds() -> None:
     assert format_timestamp(datetime(2026, 11, 30, 8, 0, 1, 5, tzinfo=UTC)) == "2026-11-30T08:00:01.000005Z"
     assert format_timestamp(datetime(2026, 11, 30, 8, 0, 1)) == "2026-11-30T08:00:01.000000Z"  # naive = UTC
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(rows(), min_size=2, max_size=6))
+def test_consecutive_rows_with_shared_and_different_times_encode_independently(batch: list[dict[str, object]]) -> None:
+    batch[1]["created_at"] = batch[0]["created_at"]  # rows of one append share their timestamp
+    for values in batch:
+        ordered = [values[name] for name in SORTED_FIELDS]
+        assert canonical_row([*ordered, "row hash after the columns"]) == canonical_bytes(row_document(values))
+
+
+def test_unexpected_column_types_fall_back_to_json() -> None:
+    values: dict[str, object] = {name: None for name in CHAINED_FIELDS}
+    values.update(seq=True, has_approval=1, created_at="2026-11-30T08:00:01.000005Z")
+    document = json.loads(canonical_row([values[name] for name in SORTED_FIELDS]))
+    assert (document["seq"], document["has_approval"], document["created_at"]) == (True, True, values["created_at"])
