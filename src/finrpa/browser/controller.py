@@ -4,6 +4,10 @@ For each action it (1) rejects it if the snapshot it was chosen from is stale, (
 by fingerprint to exactly one visible, enabled, unoccluded element, (3) takes a masked screenshot, (4)
 acts, (5) checks the postcondition, (6) takes the after screenshot and hands an :class:`ActionRecord` to
 the recorder. A failed check is a failure, never a warning.
+
+The before screenshot is the previous action's after screenshot, shared rather than taken again, when the
+page provably did not change in between (checked before resolution, which may scroll the target into
+view); see :meth:`Controller._unchanged_since`.
 """
 
 from __future__ import annotations
@@ -236,9 +240,12 @@ class Controller:
                 f"A {step.tab.pending_dialog.type} dialog is open in tab {step.tab.tab_id} and blocks the page; "
                 "accept or dismiss it first."
             )
+        shots = self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract)
+        if shots and self._last_shot is not None:  # the page as this action finds it, before resolution scrolls
+            step.before = await self._unchanged_since(step.tab, self._last_shot)
         target = await self._prepare(step, seen)
-        if self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract):
-            step.before = await self._capture_before(step.tab, target)
+        if shots and step.before is None:
+            step.before = await capture(step.tab, mask_text_numbers=self.mask_text_numbers)
         # From here on the page may change: only this action's own after-shot may be reused later.
         last_shot, self._last_shot = self._last_shot, None
         ctx = OpContext(self.run, step.tab, target, action.timeout_ms / 1000, self._pending_clicks)
@@ -261,19 +268,10 @@ class Controller:
             new_tab_id=outcome.new_tab_id,
         )
 
-    async def _capture_before(self, tab: Tab, target: ResolvedTarget | None) -> Screenshot:
-        """The before screenshot. The previous action's after screenshot is reused (marked as shared) when the
-        page provably did not change since: same document, navigation, DOM change count, URL and scroll
-        positions as when that PNG was taken, in a tab with no child frames — the pixels are the same."""
-        last = self._last_shot
-        if last is not None and target is not None and target.frame is tab.page.main_frame:
-            key = _shot_key(tab, await target.counters())
-            if key is not None and key == last[0]:
-                return last[1].model_copy(update={"shared_from": last[2]})
-        return await capture(tab, mask_text_numbers=self.mask_text_numbers)
-
     async def _unchanged_since(self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int]) -> Screenshot | None:
-        """The last after-shot, marked as shared, when the main frame still shows exactly its state."""
+        """The previous action's after-shot, marked as shared, when the page provably did not change since: same
+        document, navigation, DOM change count, URL and scroll positions as when that PNG was taken, in a tab
+        without child frames (the pixels are the same). Else None: take a new screenshot."""
         key = _shot_key(tab, await counters_of(tab.page.main_frame))
         return last[1].model_copy(update={"shared_from": last[2]}) if key is not None and key == last[0] else None
 
