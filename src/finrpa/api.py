@@ -40,6 +40,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import finrpa
+from finrpa.audit.checkpointing import periodic_checkpoints
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import open_app
 from finrpa.config import Settings, get_settings
@@ -159,7 +160,11 @@ def _lifespan(settings: Settings, options: ApiOptions) -> Any:
                 await state.worker.resume_unfinished()
             elif options.queue:
                 state.queue = DurableQueue(settings)
-            async with _background_dispatcher(state, enabled=options.dispatcher):
+            checkpoint_every = settings.audit_checkpoint_interval_s if options.worker else 0
+            async with (
+                _background_dispatcher(state, enabled=options.dispatcher),
+                periodic_checkpoints(audit, opened.database, checkpoint_every),
+            ):
                 try:
                     yield
                 finally:

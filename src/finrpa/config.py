@@ -152,6 +152,7 @@ class Settings(BaseSettings):
     audit_link_ttl_s: int = 3600  # screenshot links expire after this many seconds
     audit_masking_profile: Literal["strict", "auditor"] = "strict"  # how much stored rows keep visible
     audit_export_max_rows: int = 100_000
+    audit_checkpoint_interval_s: float = 600  # workers sign checkpoints of grown chains this often; 0: off
 
     # Policy and capability tokens (finrpa.policy). Tokens are signed with an Ed25519 key derived from
     # FINRPA_SECRET_KEY (HKDF) unless a PEM private key file is configured.

@@ -104,6 +104,15 @@ class CheckpointStore(Protocol):
 
     async def org_ids(self) -> list[str]: ...
 
+    async def latest_tree_size(self, org_id: str) -> int:
+        """The tree size of the newest checkpoint of ``org_id`` by its name (0 when none); reads no content."""
+        ...
+
+
+def tree_size_of(name: str) -> int | None:
+    match = _NAME.match(name.rsplit("/", 1)[-1])
+    return int(match.group(1)) if match else None
+
 
 def _conflict(location: str) -> ConflictError:
     return ConflictError(
@@ -138,6 +147,12 @@ class DirectoryCheckpointStore:
         if not folder.is_dir():
             return []
         return sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name != "public-keys")
+
+    async def latest_tree_size(self, org_id: str) -> int:
+        check_segment(org_id)
+        folder = self.root / org_id
+        names = await asyncio.to_thread(lambda: [p.name for p in folder.iterdir()] if folder.is_dir() else [])
+        return max((size for size in map(tree_size_of, names) if size is not None), default=0)
 
     def _load_sync(self, org_id: str) -> list[tuple[str, bytes]]:
         folder = self.root / org_id
@@ -191,6 +206,11 @@ class ObjectStoreCheckpointStore:
         keys = await self.objects.list_keys(f"{PREFIX}/", bucket=self.bucket)
         orgs = {key.split("/")[1] for key in keys if key.count("/") >= 2}
         return sorted(orgs - {"public-keys"})
+
+    async def latest_tree_size(self, org_id: str) -> int:
+        check_segment(org_id)
+        keys = await self.objects.list_keys(f"{PREFIX}/{org_id}/", bucket=self.bucket)
+        return max((size for size in map(tree_size_of, keys) if size is not None), default=0)
 
     async def _put_once(self, name: str, data: bytes, content_type: str) -> bool:
         if await self.objects.exists(name, bucket=self.bucket):

@@ -156,6 +156,11 @@ class AuditRepository:
         statement = _filtered(select(AuditRecord), org_id, criteria).order_by(AuditRecord.seq).limit(limit)
         return list((await self._session.execute(statement)).scalars().all())
 
+    async def chain_heads(self) -> dict[str, int]:
+        """Every organisation's head seq (needs a cross-organisation system context)."""
+        rows = (await self._session.execute(select(AuditChainHead.org_id, AuditChainHead.seq))).all()
+        return {row.org_id: row.seq for row in rows}
+
     async def org_ids(self) -> list[str]:
         """Organisations with an audit trail (needs a cross-organisation system context)."""
         heads = select(AuditChainHead.org_id)

@@ -1,6 +1,7 @@
 """`finrpa worker`: a durable worker. Runs queued runs (as many at once as it has browser slots), beats its heart,
 takes part in supervision (a worker whose heart stopped has its runs moved to live workers), and times out
-approval requests whose deadline passed (finrpa.approvals.expiry)."""
+approval requests whose deadline passed (finrpa.approvals.expiry) and signs audit checkpoints of grown chains
+(finrpa.audit.checkpointing)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import signal
 import typer
 
 from finrpa.approvals.expiry import run_expiry
+from finrpa.audit.checkpointing import periodic_checkpoints
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import open_app
 from finrpa.runs import workers
@@ -61,7 +63,8 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
             ),
         ]
         try:
-            await stop.wait()
+            async with periodic_checkpoints(audit, app.database, app.settings.audit_checkpoint_interval_s):
+                await stop.wait()
         finally:
             for task in tasks:
                 task.cancel()
