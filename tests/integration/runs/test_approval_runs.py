@@ -320,7 +320,7 @@ def stop_worker(worker: subprocess.Popen[bytes]) -> None:
     worker.wait()
 
 
-# About 80 s each on a loaded 2-core machine (two worker start-ups): `make test` skips them, `-m slow` runs them.
+# 80–120 s each on a loaded 2-core machine (two worker start-ups): `make test` skips them, `-m slow` runs them.
 @pytest.mark.slow
 @pytest.mark.parametrize("approve", [True, False], ids=["approved", "rejected"])
 async def test_a_decision_taken_while_no_worker_runs_is_honoured_by_the_next_worker(
