@@ -391,7 +391,7 @@ export interface paths {
         /** List runs, newest first */
         get: operations["list_tasks_api_v1_tasks_get"];
         put?: never;
-        /** Start a run from a template (or a goal naming one) */
+        /** Start a run from a template, or from a goal (planned by the LLM when the run starts; without an LLM the goal must name a template) */
         post: operations["create_task_api_v1_tasks_post"];
         delete?: never;
         options?: never;
@@ -512,6 +512,92 @@ export interface paths {
         put?: never;
         /** Resolve a step waiting for a person: skip, mark_done, retry or abort */
         post: operations["resolve_task_api_v1_tasks__task_id__resolve_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My approval queue (or, with status, the requests I can see) */
+        get: operations["list_approvals_api_v1_approvals_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/{approval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval request: action, risk, evidence, progress, whether I may decide */
+        get: operations["get_approval_api_v1_approvals__approval_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/approvals/{approval_id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or reject a request (maker-checker; each approver once) */
+        post: operations["decide_approval_api_v1_approvals__approval_id__decision_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The default policies and the organisation's own (org admins) */
+        get: operations["list_policies_api_v1_policies_get"];
+        put?: never;
+        /** Add a policy (validated before it is accepted; org admins) */
+        post: operations["add_policy_api_v1_policies_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/policies/{policy_id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Disable a policy: decisions stop using it at once (org admins) */
+        post: operations["disable_policy_api_v1_policies__policy_id__disable_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -754,6 +840,150 @@ export interface components {
             /** Last Used At */
             last_used_at: string | null;
         };
+        /** ApprovalDetail */
+        ApprovalDetail: {
+            /** Id */
+            id: string;
+            /** Run Id */
+            run_id: string;
+            /** Subtask Id */
+            subtask_id: string;
+            status: components["schemas"]["ApprovalStatus"];
+            /** Action Summary */
+            action_summary: string;
+            risk_level: components["schemas"]["RiskLevel"];
+            /** Risk Reasons */
+            risk_reasons: string[];
+            /** Required Approvals */
+            required_approvals: number;
+            /**
+             * Approvals
+             * @description Distinct approvals so far.
+             */
+            approvals: number;
+            /**
+             * Requested By
+             * @description User id of the requester; None when the platform asked.
+             */
+            requested_by: string | null;
+            /** Dept Id */
+            dept_id: string | null;
+            /** Bl Id */
+            bl_id: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Decided At */
+            decided_at: string | null;
+            /**
+             * Action
+             * @description The proposed action exactly as it will run, masked.
+             */
+            action: {
+                [key: string]: unknown;
+            };
+            /**
+             * Payload Hash
+             * @description Send it back with the decision: it binds the decision to this action.
+             */
+            payload_hash: string;
+            /** Timeout S */
+            timeout_s: number;
+            /** Resolution */
+            resolution: string | null;
+            requester: components["schemas"]["Person"] | null;
+            department: components["schemas"]["DepartmentRef"] | null;
+            /**
+             * Decisions
+             * @description Each approver's verdict so far, oldest first.
+             */
+            decisions: components["schemas"]["DecisionEntry"][];
+            /** @description Issued when the request is shown (GET); the decision's answer leaves it out. */
+            evidence: components["schemas"]["EvidenceLink"] | null;
+            /**
+             * Can Decide
+             * @description Whether the caller may approve or reject it now.
+             */
+            can_decide: boolean;
+            /**
+             * Cannot Decide
+             * @description Why not, as a code.
+             */
+            cannot_decide: ("not_pending" | "expired" | "own_request" | "not_eligible" | "already_decided") | null;
+            /**
+             * Cannot Decide Reason
+             * @description Why not, as a sentence.
+             */
+            cannot_decide_reason: string | null;
+        };
+        /** ApprovalPage */
+        ApprovalPage: {
+            /** Items */
+            items: components["schemas"]["ApprovalSummary"][];
+            /**
+             * Next Cursor
+             * @description Pass as `cursor` for the next page.
+             */
+            next_cursor?: string | null;
+        };
+        /**
+         * ApprovalStatus
+         * @enum {string}
+         */
+        ApprovalStatus: "PENDING" | "APPROVED" | "REJECTED" | "TIMEOUT" | "CANCELLED";
+        /**
+         * ApprovalSummary
+         * @description One line of the inbox.
+         */
+        ApprovalSummary: {
+            /** Id */
+            id: string;
+            /** Run Id */
+            run_id: string;
+            /** Subtask Id */
+            subtask_id: string;
+            status: components["schemas"]["ApprovalStatus"];
+            /** Action Summary */
+            action_summary: string;
+            risk_level: components["schemas"]["RiskLevel"];
+            /** Risk Reasons */
+            risk_reasons: string[];
+            /** Required Approvals */
+            required_approvals: number;
+            /**
+             * Approvals
+             * @description Distinct approvals so far.
+             */
+            approvals: number;
+            /**
+             * Requested By
+             * @description User id of the requester; None when the platform asked.
+             */
+            requested_by: string | null;
+            /** Dept Id */
+            dept_id: string | null;
+            /** Bl Id */
+            bl_id: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
+            /** Decided At */
+            decided_at: string | null;
+        };
         /** AuditPage */
         AuditPage: {
             /** Items */
@@ -953,12 +1183,68 @@ export interface components {
              */
             description?: string;
         };
+        /** DecisionEntry */
+        DecisionEntry: {
+            approver: components["schemas"]["Person"];
+            verdict: components["schemas"]["Verdict"];
+            /** Comment */
+            comment: string;
+            /**
+             * Decided At
+             * Format: date-time
+             */
+            decided_at: string;
+        };
+        /** DecisionRequest */
+        DecisionRequest: {
+            verdict: components["schemas"]["Verdict"];
+            /**
+             * Comment
+             * @default
+             */
+            comment?: string;
+            /**
+             * Payload Hash
+             * @description The payload_hash of the request as it was shown to you.
+             */
+            payload_hash: string;
+        };
+        /** DepartmentRef */
+        DepartmentRef: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string | null;
+        };
         /** DepartmentRoles */
         DepartmentRoles: {
             /** Department Id */
             department_id: string;
             /** Roles */
             roles: components["schemas"]["Role"][];
+        };
+        /**
+         * EvidenceLink
+         * @description The screenshot shown with the request: the one attached to it, else the run's last one before it.
+         */
+        EvidenceLink: {
+            /**
+             * Source
+             * @enum {string}
+             */
+            source: "request" | "run";
+            /** Sha256 */
+            sha256: string | null;
+            /**
+             * Url
+             * @description Expiring download link; issuing it was recorded in the audit trail.
+             */
+            url: string;
+            /**
+             * Expires At
+             * Format: date-time
+             */
+            expires_at: string;
         };
         /** ExportRequest */
         ExportRequest: {
@@ -1160,6 +1446,37 @@ export interface components {
             /** Roles */
             roles: components["schemas"]["Role"][];
         };
+        /** OrgPolicyView */
+        OrgPolicyView: {
+            /** Id */
+            id: string;
+            /** Name */
+            name: string;
+            /** Cedar Text */
+            cedar_text: string;
+            /** Sha256 */
+            sha256: string;
+            /** Enabled */
+            enabled: boolean;
+            /** Rules */
+            rules: components["schemas"]["PolicyRule"][];
+            /**
+             * Problem
+             * @description Why the stored text no longer validates (schema changed).
+             */
+            problem?: string | null;
+            /** Created By */
+            created_by: string;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Disabled At */
+            disabled_at: string | null;
+            /** Disabled By */
+            disabled_by: string | null;
+        };
         /** OrgUnit */
         OrgUnit: {
             /** Id */
@@ -1184,6 +1501,18 @@ export interface components {
             /** Name */
             name: string;
         };
+        /** Person */
+        Person: {
+            /** User Id */
+            user_id: string;
+            /**
+             * Username
+             * @description None when the user is not (or no longer) in the directory.
+             */
+            username: string | null;
+            /** Display Name */
+            display_name: string | null;
+        };
         /** PlanView */
         PlanView: {
             /** Plan Id */
@@ -1198,6 +1527,41 @@ export interface components {
             replan_reason: string | null;
             /** Subtasks */
             subtasks: components["schemas"]["SubtaskView"][];
+        };
+        /** PolicyCreate */
+        PolicyCreate: {
+            /** Name */
+            name: string;
+            /**
+             * Cedar Text
+             * @description Cedar policies, each with a unique @id and a @reason; a forbid may carry @effect("require_approval"). `finrpa policy schema` prints the schema they are validated against.
+             */
+            cedar_text: string;
+        };
+        /** PolicyList */
+        PolicyList: {
+            /** @description The default set every organisation starts from (read-only). */
+            defaults: components["schemas"]["ShippedPolicies"];
+            /**
+             * Items
+             * @description The organisation's own policies, oldest first.
+             */
+            items: components["schemas"]["OrgPolicyView"][];
+        };
+        /**
+         * PolicyRule
+         * @description One Cedar policy of a text: its @id (the reason code decisions report), what it does and why.
+         */
+        PolicyRule: {
+            /** Policy Id */
+            policy_id: string;
+            /**
+             * Effect
+             * @enum {string}
+             */
+            effect: "permit" | "forbid" | "require_approval";
+            /** Reason */
+            reason: string;
         };
         /** Readiness */
         Readiness: {
@@ -1241,6 +1605,11 @@ export interface components {
             note?: string;
         };
         /**
+         * RiskLevel
+         * @enum {string}
+         */
+        RiskLevel: "low" | "medium" | "high" | "critical";
+        /**
          * Role
          * @description Per-department roles; ``org_admin`` and ``super_admin`` are flags on the user instead.
          * @enum {string}
@@ -1280,6 +1649,13 @@ export interface components {
          * @enum {string}
          */
         SecretKind: "password" | "totp_seed" | "token" | "generic";
+        /** ShippedPolicies */
+        ShippedPolicies: {
+            /** Cedar Text */
+            cedar_text: string;
+            /** Rules */
+            rules: components["schemas"]["PolicyRule"][];
+        };
         /** Skill */
         Skill: {
             /** Name */
@@ -1381,7 +1757,7 @@ export interface components {
             goal?: string | null;
             /**
              * Parameters
-             * @description The template's parameters; sensitive ones as secret://<name>.
+             * @description The template's parameters (or those a goal may use); sensitive ones as secret://<name>.
              */
             parameters?: {
                 [key: string]: string | number | boolean | null;
@@ -1642,6 +2018,11 @@ export interface components {
             /** Context */
             ctx?: Record<string, never>;
         };
+        /**
+         * Verdict
+         * @enum {string}
+         */
+        Verdict: "approve" | "reject";
         /** VerifyReport */
         VerifyReport: {
             /** Ok */
@@ -4494,6 +4875,534 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskDetail"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_approvals_api_v1_approvals_get: {
+        parameters: {
+            query?: {
+                /** @description Without it: the requests waiting for YOUR decision, oldest first. With it: the requests in that status in your departments, newest first. */
+                status?: components["schemas"]["ApprovalStatus"] | null;
+                /** @description Only this run's requests. */
+                run_id?: string | null;
+                cursor?: string | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPage"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_approval_api_v1_approvals__approval_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The approval request's id. */
+                approval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalDetail"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    decide_approval_api_v1_approvals__approval_id__decision_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send a unique value (e.g. a UUID) to make retries safe: the same key and body return the first response instead of creating a second object; the same key with another body is a 409. */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                /** @description The approval request's id. */
+                approval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalDetail"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_policies_api_v1_policies_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyList"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    add_policy_api_v1_policies_post: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Send a unique value (e.g. a UUID) to make retries safe: the same key and body return the first response instead of creating a second object; the same key with another body is a 409. */
+                "Idempotency-Key"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgPolicyView"];
+                };
+            };
+            /** @description Not signed in, or the token or API key is not valid. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signed in, but not allowed to do this. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object in your organisation. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The object's state, or an earlier request with the same Idempotency-Key, conflicts. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request is not valid; `errors` lists each invalid input. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests; try again later. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An unexpected error; quote the request_id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disable_policy_api_v1_policies__policy_id__disable_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stored policy's id. */
+                policy_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgPolicyView"];
                 };
             };
             /** @description Not signed in, or the token or API key is not valid. */

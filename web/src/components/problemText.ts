@@ -13,6 +13,11 @@ const LOCALIZED_CODES: Record<string, MessageKey> = {
   permission_denied: "problem.permission_denied",
   database_unavailable: "problem.database_unavailable",
   internal_error: "problem.internal_error",
+  "approval.maker_checker": "problem.approval.maker_checker",
+  "approval.already_decided": "problem.approval.already_decided",
+  "approval.decision_recorded": "problem.approval.decision_recorded",
+  "approval.action_changed": "problem.approval.action_changed",
+  "approval.expired": "problem.approval.expired",
 };
 
 /** One sentence for a failed request: ours for network, session and well-known codes, else the server's. */

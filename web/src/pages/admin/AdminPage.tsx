@@ -19,7 +19,7 @@ export function AdminPage() {
     { key: "users", label: t("admin.users"), children: <UsersTab canCreate={orgAdmin} /> },
     { key: "credentials", label: t("admin.credentials"), children: <CredentialsTab /> },
     ...(orgAdmin ? [{ key: "api-keys", label: t("admin.apiKeys"), children: <ApiKeysTab /> }] : []),
-    { key: "policies", label: t("admin.policies"), children: <PoliciesTab /> },
+    ...(orgAdmin ? [{ key: "policies", label: t("admin.policies"), children: <PoliciesTab /> }] : []),
   ];
   return (
     <>

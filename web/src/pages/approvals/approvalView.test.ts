@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { approvalProgress, decideBlock, riskColor, timeLeftMs, type ApprovalLike } from "./approvalView";
+import {
+  approvalProgress,
+  approvalSlots,
+  decisionBody,
+  formatTimeLeft,
+  inboxQuery,
+  riskColor,
+  timeLeftMs,
+  type ApprovalLike,
+} from "./approvalView";
 
 const critical: ApprovalLike = {
   status: "PENDING",
@@ -7,7 +16,6 @@ const critical: ApprovalLike = {
   approvals: 1,
   requested_by: "operator-1",
   expires_at: "2026-01-05T09:00:00Z",
-  decisions: [{ approver_user_id: "approver-1", verdict: "approve" }],
 };
 
 describe("approval view", () => {
@@ -34,10 +42,37 @@ describe("approval view", () => {
     ]);
   });
 
-  it("lets each eligible approver decide once, never the requester", () => {
-    expect(decideBlock(critical, "approver-2")).toBeNull();
-    expect(decideBlock(critical, "approver-1")).toBe("already_decided");
-    expect(decideBlock(critical, "operator-1")).toBe("own_request");
-    expect(decideBlock({ ...critical, status: "APPROVED" }, "approver-2")).toBe("not_pending");
+  it("binds a decision to the payload hash shown and asks a rejection for its reason", () => {
+    const hash = "ab".repeat(32);
+    expect(decisionBody(hash, "approve", "  核对无误 ")).toEqual({ verdict: "approve", comment: "核对无误", payload_hash: hash });
+    expect(decisionBody(hash, "approve", "")).toEqual({ verdict: "approve", comment: "", payload_hash: hash });
+    expect(decisionBody(hash, "reject", "   ")).toBe("reason_required");
+    expect(decisionBody(hash, "reject", "x".repeat(2001))).toBe("comment_too_long");
+    expect(decisionBody("", "approve", "")).toBe("no_payload_hash");
+  });
+
+  it("fills one slot per approver and leaves the rest open", () => {
+    const person = (username: string) => ({ user_id: `${username}-id`, username, display_name: null });
+    const one = { required_approvals: 2, decisions: [{ verdict: "approve", comment: "ok", approver: person("zhao") }] };
+    expect(approvalSlots(one)).toEqual([
+      { state: "approved", who: "zhao", comment: "ok" },
+      { state: "open", who: null, comment: "" },
+    ]);
+    const rejected = { required_approvals: 2, decisions: [{ verdict: "reject", approver: { user_id: "u9", username: null, display_name: "王" } }] };
+    expect(approvalSlots(rejected).map((slot) => slot.state)).toEqual(["rejected", "open"]);
+    expect(approvalSlots({ required_approvals: 1, decisions: [] })).toEqual([{ state: "open", who: null, comment: "" }]);
+  });
+
+  it("says how long is left in the reader's language", () => {
+    expect(formatTimeLeft(0, "en")).toBe("");
+    expect(formatTimeLeft(30_000, "zh-CN")).toBe("不到 1 分钟");
+    expect(formatTimeLeft(12 * 60_000 + 5_000, "en")).toBe("12 min");
+    expect(formatTimeLeft(65 * 60_000, "zh-CN")).toBe("1 小时 05 分钟");
+    expect(formatTimeLeft(65 * 60_000, "en")).toBe("1 h 05 min");
+  });
+
+  it("asks for my queue without a status and for history with one", () => {
+    expect(inboxQuery("mine", null)).toEqual({ limit: 50 });
+    expect(inboxQuery("APPROVED", "c1", 20)).toEqual({ status: "APPROVED", cursor: "c1", limit: 20 });
   });
 });
