@@ -9,6 +9,7 @@ Layout (a directory, or the same keys under a bucket of the object store)::
 
     audit-checkpoints/<org_id>/checkpoint-<tree_size, 12 digits>.json
     audit-checkpoints/public-keys/<key_id>.pem
+    audit-checkpoints/keyring/keyring-<version, 6 digits>.json   (after a key rotation, see finrpa.audit.keyring)
 
 Files are written once and never replaced.
 """
@@ -34,6 +35,7 @@ from finrpa.objectstore.port import ObjectAlreadyExistsError, ObjectStore
 CHECKPOINT_FORMAT = "finrpa-audit-checkpoint/1"
 PREFIX = "audit-checkpoints"
 _NAME = re.compile(r"^checkpoint-(\d{12})\.json$")
+_NOT_ORGS = {"public-keys", "keyring"}
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,22 @@ class CheckpointStore(Protocol):
         """The tree size of the newest checkpoint of ``org_id`` by its name (0 when none); reads no content."""
         ...
 
+    async def save_keyring(self, version: int, content: bytes) -> str:
+        """Store keyring ``version`` once; ConflictError when that version already exists (a concurrent change)."""
+        ...
+
+    async def load_keyring(self) -> bytes | None:
+        """The newest keyring version, or None before the first rotation."""
+        ...
+
+
+def keyring_name(version: int) -> str:
+    return f"{PREFIX}/keyring/keyring-{version:06d}.json"
+
+
+def _keyring_conflict(location: str) -> ConflictError:
+    return ConflictError(f"{location} already exists: the keyring changed meanwhile. Run the command again.")
+
 
 def tree_size_of(name: str) -> int | None:
     match = _NAME.match(name.rsplit("/", 1)[-1])
@@ -146,7 +164,18 @@ class DirectoryCheckpointStore:
         folder = self.root
         if not folder.is_dir():
             return []
-        return sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name != "public-keys")
+        return sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name not in _NOT_ORGS)
+
+    async def save_keyring(self, version: int, content: bytes) -> str:
+        path = self._path(keyring_name(version))
+        if not await asyncio.to_thread(_write_once_or_same, path, content):
+            raise _keyring_conflict(str(path))
+        return str(path)
+
+    async def load_keyring(self) -> bytes | None:
+        folder = self.root / "keyring"
+        files = await asyncio.to_thread(lambda: sorted(folder.glob("keyring-*.json")) if folder.is_dir() else [])
+        return await asyncio.to_thread(files[-1].read_bytes) if files else None
 
     async def latest_tree_size(self, org_id: str) -> int:
         check_segment(org_id)
@@ -205,7 +234,17 @@ class ObjectStoreCheckpointStore:
     async def org_ids(self) -> list[str]:
         keys = await self.objects.list_keys(f"{PREFIX}/", bucket=self.bucket)
         orgs = {key.split("/")[1] for key in keys if key.count("/") >= 2}
-        return sorted(orgs - {"public-keys"})
+        return sorted(orgs - _NOT_ORGS)
+
+    async def save_keyring(self, version: int, content: bytes) -> str:
+        name = keyring_name(version)
+        if not await self._put_once(name, content, "application/json"):
+            raise _keyring_conflict(f"{self.bucket}/{name}")
+        return f"{self.bucket}/{name}"
+
+    async def load_keyring(self) -> bytes | None:
+        keys = sorted(await self.objects.list_keys(f"{PREFIX}/keyring/", bucket=self.bucket))
+        return await self.objects.get(keys[-1], bucket=self.bucket) if keys else None
 
     async def latest_tree_size(self, org_id: str) -> int:
         check_segment(org_id)

@@ -11,10 +11,10 @@ import asyncio
 import getpass
 import json
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
@@ -175,14 +175,18 @@ def export(
 @audit_app.command("verify-export")
 def verify_export_command(
     file: Path = typer.Argument(..., exists=True, dir_okay=False, help="The evidence zip."),
-    public_key: Path | None = typer.Option(
-        None, "--public-key", exists=True, dir_okay=False, help="The audit public key your institution published."
+    public_key: list[Path] | None = typer.Option(
+        None,
+        "--public-key",
+        exists=True,
+        dir_okay=False,
+        help="An audit public key your institution published; repeat it for the keys of earlier rotations.",
     ),
 ) -> None:
     """Check an evidence export offline: no database, no secrets."""
     from finrpa.audit.offline import verify_export
 
-    result = verify_export(file, public_key.read_bytes() if public_key else None)
+    result = verify_export(file, [path.read_bytes() for path in public_key] if public_key else None)
     for fact in result.facts:
         typer.echo(f"ok: {fact}")
     for problem in result.problems:
@@ -213,10 +217,43 @@ def check_value(
 
 @audit_app.command("public-key")
 def public_key() -> None:
-    """Print the audit public key (PEM) and its key id, for auditors to pin."""
-    from finrpa.audit.keys import signing_key
+    """Print the audit public keys auditors should pin (PEM), with their key ids and status."""
+
+    async def work(service: AuditService) -> None:
+        ring = await service.keyring()
+        for entry in ring.keys:
+            typer.echo(entry.public_pem.rstrip())
+            typer.echo(json.dumps({"key_id": entry.key_id, "status": entry.status}))
+
+    _with_service(work)
+
+
+@audit_app.command("rotate-key")
+def rotate_key() -> None:
+    """Make a fresh Ed25519 key sign checkpoints from now on; earlier keys keep verifying what they signed."""
+
+    async def work(service: AuditService) -> None:
+        entry = await service.rotate_key()
+        typer.echo(f"active audit key is now {entry.key_id}; publish its public key to your auditors:")
+        typer.echo(entry.public_pem.rstrip())
+
+    _with_service(work)
+
+
+@audit_app.command("revoke-key")
+def revoke_key(key_id: str = typer.Argument(..., help="The key id to stop trusting (not the active key).")) -> None:
+    """Stop trusting a retired key (e.g. after it leaked); re-sign with `finrpa audit checkpoint` afterwards."""
+
+    async def work(service: AuditService) -> None:
+        ring = await service.revoke_key(key_id)
+        typer.echo(f"key {key_id} revoked; active key {ring.active.key_id}. Run `finrpa audit checkpoint` now.")
+
+    _with_service(work)
+
+
+def _with_service(work: Callable[[AuditService], Coroutine[Any, Any, None]]) -> None:
+    """Run ``work`` with the configured service; keys live next to the checkpoints, no database needed."""
+    from finrpa.audit.service import AuditService
     from finrpa.config import get_settings
 
-    key = signing_key(get_settings().key("audit_key"))
-    typer.echo(key.public_pem().decode().rstrip())
-    typer.echo(json.dumps({"key_id": key.key_id}))
+    asyncio.run(work(AuditService.from_settings(get_settings())))

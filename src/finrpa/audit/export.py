@@ -8,7 +8,8 @@ Contents (format ``finrpa-evidence/1``)::
     proofs.jsonl             RFC 6962 inclusion proof of each row in the checkpoint's tree
     checkpoint.json          the signed checkpoint the proofs lead to
     previous_checkpoint.json and consistency_proof.json  when an older checkpoint exists
-    public_key.pem           the installation's audit public key (compare its key id with the published one)
+    public_key.pem           the audit public key that signed the manifest (compare its key id with the published one)
+    public_keys/<key_id>.pem older audit public keys that signed the checkpoints, after a key rotation
     screenshots/<bucket>/<key>  the screenshots the rows point to
     README.txt
 
@@ -32,6 +33,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finrpa.audit.canonical import CHAINED_FIELDS, canonical_json, row_document
 from finrpa.audit.checkpoints import SignedCheckpoint
 from finrpa.audit.events import AuditEntry, EventType
+from finrpa.audit.keyring import Keyring
+from finrpa.audit.keys import SigningKey
 from finrpa.audit.merkle import MerkleTree, consistency_proof
 from finrpa.audit.models import AuditRecord
 from finrpa.audit.repository import AuditRepository, RecordFilter
@@ -89,10 +92,11 @@ async def export_evidence(
     if checkpoint is None:  # cannot happen with rows present; kept so the type is exact
         raise ConflictError("The audit trail has no rows to sign.")
     previous = await _previous_checkpoint(service, org_id, checkpoint)
-    files = _bundle_files(service, report, records, checkpoint, previous)
+    ring, key = await service.keyring(), await service.active_key()
+    files = _bundle_files(key, ring, report, records, checkpoint, previous)
     problems = await _add_screenshots(service, records, files)
     summary = await asyncio.to_thread(
-        _write_zip, service, destination, org_id, criteria, exported_by, report, records, files, problems
+        _write_zip, key, destination, org_id, criteria, exported_by, report, records, files, problems
     )
     await service.append(session, _export_event(org_id, exported_by, criteria, summary))
     return summary
@@ -107,7 +111,8 @@ async def _previous_checkpoint(
 
 
 def _bundle_files(
-    service: AuditService,
+    key: SigningKey,
+    ring: Keyring,
     report: ChainReport,
     records: list[AuditRecord],
     checkpoint: SignedCheckpoint,
@@ -128,9 +133,13 @@ def _bundle_files(
         "rows.jsonl": ("\n".join(rows) + "\n").encode(),
         "proofs.jsonl": ("\n".join(proofs) + "\n").encode(),
         "checkpoint.json": checkpoint.to_json().encode(),
-        "public_key.pem": service.signing.public_pem(),
+        "public_key.pem": key.public_pem(),
         "README.txt": README.format(format=EXPORT_FORMAT).encode(),
     }
+    for signed in (checkpoint, previous):  # after a rotation, older checkpoints name an older key
+        entry = ring.entry(signed.checkpoint.key_id) if signed else None
+        if entry is not None and entry.key_id != key.key_id:
+            files[f"public_keys/{entry.key_id}.pem"] = entry.public_pem.encode()
     if previous is not None:
         old_size = previous.checkpoint.tree_size
         proof = [node.hex() for node in consistency_proof(report.leaves, old_size)]
@@ -162,7 +171,7 @@ async def _add_screenshots(service: AuditService, records: list[AuditRecord], fi
 
 
 def _write_zip(
-    service: AuditService,
+    key: SigningKey,
     destination: Path,
     org_id: str,
     criteria: RecordFilter,
@@ -183,7 +192,7 @@ def _write_zip(
         "last_seq": records[-1].seq,
         "tree_size": report.rows,
         "root_hash": report.root_hash,
-        "key_id": service.signing.key_id,
+        "key_id": key.key_id,
         "problems": problems,
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())},
     }
@@ -192,7 +201,7 @@ def _write_zip(
     partial = destination.with_name(destination.name + ".part")
     with zipfile.ZipFile(partial, "w") as archive:
         archive.writestr("manifest.json", manifest_bytes, zipfile.ZIP_DEFLATED)
-        archive.writestr("manifest.sig", service.signing.sign(manifest_bytes), zipfile.ZIP_DEFLATED)
+        archive.writestr("manifest.sig", key.sign(manifest_bytes), zipfile.ZIP_DEFLATED)
         for name, data in sorted(files.items()):
             compression = zipfile.ZIP_STORED if name.startswith("screenshots/") else zipfile.ZIP_DEFLATED
             archive.writestr(name, data, compression)

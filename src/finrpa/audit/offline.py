@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,15 @@ class _Bundle:
         return self.archive.read(name) if name in self.names else None
 
 
-def verify_export(path: Path, trusted_public_key: bytes | None = None) -> ExportCheck:
-    """Check every claim an evidence zip makes; never raises for a bad export, reports it."""
+def verify_export(path: Path, trusted_public_key: bytes | Sequence[bytes] | None = None) -> ExportCheck:
+    """Check every claim an evidence zip makes; never raises for a bad export, reports it.
+
+    ``trusted_public_key``: the PEM key(s) your institution published — after a key rotation, the current and
+    the older ones; each signature is checked with the trusted key its key id names.
+    """
     check = ExportCheck()
+    if isinstance(trusted_public_key, bytes):
+        trusted_public_key = [trusted_public_key]
     try:
         with zipfile.ZipFile(path) as archive:
             if not _sizes_ok(archive, check):
@@ -70,25 +77,28 @@ def _sizes_ok(archive: zipfile.ZipFile, check: ExportCheck) -> bool:
     return True
 
 
-def _verify_bundle(bundle: _Bundle, trusted_public_key: bytes | None, check: ExportCheck) -> None:
+def _verify_bundle(bundle: _Bundle, trusted: Sequence[bytes] | None, check: ExportCheck) -> None:
     manifest_bytes = bundle.read("manifest.json")
     if manifest_bytes is None:
         check.problems.append("manifest.json is missing.")
         return
     manifest: dict[str, Any] = json.loads(manifest_bytes)
-    public = _public_key(bundle, trusted_public_key, check)
-    if public is None:
+    keys = _public_keys(bundle, trusted, check)
+    if keys is None:
         return
+    public = keys.get(str(manifest.get("key_id")))
     signature = (bundle.read("manifest.sig") or b"").decode()
-    if not signature_valid(public, manifest_bytes, signature):
+    if public is None:
+        check.problems.append(f"manifest.json names key {manifest.get('key_id')}, which is not a trusted key.")
+    elif not signature_valid(public, manifest_bytes, signature):
         check.problems.append("manifest.sig is not a valid signature of manifest.json: the manifest was changed.")
     _verify_files(bundle, manifest, check)
-    checkpoint = _checkpoint(bundle, "checkpoint.json", public, manifest, check)
+    checkpoint = _checkpoint(bundle, "checkpoint.json", keys, manifest, check)
     if checkpoint is None:
         return
     rows = _verify_rows(bundle, checkpoint, check)
     _verify_screenshots(bundle, rows, check)
-    _verify_consistency(bundle, checkpoint, public, manifest, check)
+    _verify_consistency(bundle, checkpoint, keys, manifest, check)
     for problem in manifest.get("problems", []):
         check.problems.append(f"recorded at export time: {problem}")
     check.facts.append(
@@ -98,24 +108,33 @@ def _verify_bundle(bundle: _Bundle, trusted_public_key: bytes | None, check: Exp
     )
 
 
-def _public_key(bundle: _Bundle, trusted: bytes | None, check: ExportCheck) -> Ed25519PublicKey | None:
-    included = bundle.read("public_key.pem")
+def _public_keys(
+    bundle: _Bundle, trusted: Sequence[bytes] | None, check: ExportCheck
+) -> dict[str, Ed25519PublicKey] | None:
+    """The keys signatures are checked with, by key id: the trusted ones, else those inside the export."""
+    included = [bundle.read("public_key.pem") or b""]
+    included += [bundle.read(name) or b"" for name in sorted(bundle.names) if name.startswith("public_keys/")]
     try:
-        public = load_public_key(trusted if trusted is not None else included or b"")
+        keys = [load_public_key(pem) for pem in (trusted if trusted else included)]
+        inside = {public_key_id(load_public_key(pem)) for pem in included if pem}
     except ValueError as exc:
-        check.problems.append(f"The public key cannot be read ({exc}).")
+        check.problems.append(f"A public key cannot be read ({exc}).")
         return None
-    key_id = public_key_id(public)
-    if trusted is None:
+    by_id = {public_key_id(key): key for key in keys}
+    ids = ", ".join(sorted(by_id))
+    if not trusted:
         check.facts.append(
-            f"checked against the public key inside the export (key id {key_id}); pass --public-key with the key "
-            "your institution published to rule out a forged export"
+            f"checked against the public key(s) inside the export (key id {ids}); pass --public-key with the "
+            "key(s) your institution published to rule out a forged export"
         )
-    elif included is not None and public_key_id(load_public_key(included)) != key_id:
-        check.problems.append("The export's public_key.pem is not the trusted key: it was signed by another key.")
+    elif inside - set(by_id):
+        check.problems.append(
+            f"The export carries key(s) {', '.join(sorted(inside - set(by_id)))} that are not trusted: "
+            "it was signed by another key."
+        )
     else:
-        check.facts.append(f"signatures checked against the trusted public key (key id {key_id})")
-    return public
+        check.facts.append(f"signatures checked against the trusted public key(s) (key id {ids})")
+    return by_id
 
 
 def _verify_files(bundle: _Bundle, manifest: dict[str, Any], check: ExportCheck) -> None:
@@ -131,7 +150,7 @@ def _verify_files(bundle: _Bundle, manifest: dict[str, Any], check: ExportCheck)
 
 
 def _checkpoint(
-    bundle: _Bundle, name: str, public: Ed25519PublicKey, manifest: dict[str, Any], check: ExportCheck
+    bundle: _Bundle, name: str, keys: dict[str, Ed25519PublicKey], manifest: dict[str, Any], check: ExportCheck
 ) -> SignedCheckpoint | None:
     content = bundle.read(name)
     if content is None:
@@ -142,7 +161,10 @@ def _checkpoint(
     except ValueError as exc:
         check.problems.append(f"{name}: {exc}")
         return None
-    if not signed.signed_by(public):
+    public = keys.get(signed.checkpoint.key_id)
+    if public is None:
+        check.problems.append(f"{name} is signed by key {signed.checkpoint.key_id}, which is not a trusted key.")
+    elif not signed.signed_by(public):
         check.problems.append(f"{name} does not carry a valid signature: it was changed or forged.")
     if signed.checkpoint.org_id != manifest.get("org_id"):
         check.problems.append(f"{name} is about organisation {signed.checkpoint.org_id}, not the exported one.")
@@ -190,11 +212,15 @@ def _verify_screenshots(bundle: _Bundle, rows: list[dict[str, Any]], check: Expo
 
 
 def _verify_consistency(
-    bundle: _Bundle, current: SignedCheckpoint, public: Ed25519PublicKey, manifest: dict[str, Any], check: ExportCheck
+    bundle: _Bundle,
+    current: SignedCheckpoint,
+    keys: dict[str, Ed25519PublicKey],
+    manifest: dict[str, Any],
+    check: ExportCheck,
 ) -> None:
     if "previous_checkpoint.json" not in bundle.names:
         return
-    previous = _checkpoint(bundle, "previous_checkpoint.json", public, manifest, check)
+    previous = _checkpoint(bundle, "previous_checkpoint.json", keys, manifest, check)
     proof_data = json.loads(bundle.read("consistency_proof.json") or b"{}")
     if previous is None:
         return
@@ -203,6 +229,9 @@ def _verify_consistency(
     if verify_consistency(
         old.tree_size, new.tree_size, bytes.fromhex(old.root_hash), bytes.fromhex(new.root_hash), proof
     ):
-        check.facts.append(f"the tree of {new.tree_size} rows extends the earlier checkpoint of {old.tree_size} rows")
+        check.facts.append(
+            f"the tree of {new.tree_size} rows extends the earlier checkpoint of {old.tree_size} rows "
+            f"(signed by key {old.key_id})"
+        )
     else:
         check.problems.append("consistency_proof.json does not show that the new tree extends the previous checkpoint.")

@@ -26,7 +26,17 @@ from finrpa.audit.checkpoints import (
     sign_checkpoint,
 )
 from finrpa.audit.events import ACTION_TYPE_PATTERN, AuditEntry, EventType, Phase, ScreenshotInput
-from finrpa.audit.keys import org_value_key, raw_value_hash, raw_value_matches, signing_key
+from finrpa.audit.keyring import (
+    KeyEntry,
+    Keyring,
+    initial_keyring,
+    keyring_bytes,
+    parse_keyring,
+    private_key,
+    revoke,
+    rotate,
+)
+from finrpa.audit.keys import SigningKey, org_value_key, raw_value_hash, raw_value_matches, signing_key
 from finrpa.audit.masking import PROFILES, STRICT, MaskingProfile
 from finrpa.audit.models import AuditRecord
 from finrpa.audit.repository import AuditRepository, ChainHead, RecordFilter
@@ -252,10 +262,11 @@ class AuditService:
 
     async def verify(self, session: AsyncSession, org_id: str, *, keep_leaves: bool = False) -> ChainReport:
         """Recompute ``org_id``'s chain and tree and compare them with every signed checkpoint."""
-        checkpoints, problem = await self._load_checkpoints(org_id)
+        checkpoints, revoked, problem = await self._load_checkpoints(org_id)
         repository = AuditRepository(session)
         head = await repository.chain_head(org_id)
         verifier = ChainVerifier(org_id, checkpoints, head_seq=head.seq if head else None, keep_leaves=keep_leaves)
+        verifier.report.revoked_checkpoints = revoked
         if problem is not None:
             verifier.report.problem = problem
         with collector_paused():
@@ -281,34 +292,83 @@ class AuditService:
             )
         if report.rows == 0:
             return None
+        key = await self.active_key()
         checkpoint = Checkpoint(
             org_id=report.org_id,
             tree_size=report.rows,
             root_hash=report.root_hash,
             last_row_hash=report.last_row_hash,
             issued_at=datetime.now(UTC).isoformat(timespec="seconds"),
-            key_id=self.signing.key_id,
+            key_id=key.key_id,
         )
-        signed = sign_checkpoint(checkpoint, self.signing)
-        await self.checkpoints.write(signed, self.signing.public_pem())
+        signed = sign_checkpoint(checkpoint, key)
+        await self.checkpoints.write(signed, key.public_pem())
         return signed
 
-    async def _load_checkpoints(self, org_id: str) -> tuple[list[Checkpoint], Problem | None]:
+    # -- signing keys ----------------------------------------------------------------------------------
+
+    async def keyring(self) -> Keyring:
+        """The keyring in force (the implicit one-key ring until the first rotation)."""
+        content = await self.checkpoints.load_keyring()
+        if content is None:
+            return initial_keyring(self._audit_key)
+        try:
+            return parse_keyring(content, self._audit_key)
+        except ValueError as exc:
+            raise ConflictError(f"{exc} Restore the keyring from a backup before signing or verifying.") from exc
+
+    async def active_key(self) -> SigningKey:
+        ring = await self.keyring()
+        return private_key(ring.active, self._audit_key)
+
+    async def rotate_key(self) -> KeyEntry:
+        """Make a fresh key active; the old one keeps verifying its checkpoints. Returns the new key's entry."""
+        ring = rotate(await self.keyring(), self._audit_key)
+        await self.checkpoints.save_keyring(ring.version, keyring_bytes(ring, self._audit_key))
+        return ring.active
+
+    async def revoke_key(self, key_id: str) -> Keyring:
+        """Stop trusting ``key_id`` (not the active key): checkpoints it signed are skipped from now on."""
+        try:
+            ring = revoke(await self.keyring(), key_id)
+        except ValueError as exc:
+            raise ValidationFailedError(str(exc)) from exc
+        await self.checkpoints.save_keyring(ring.version, keyring_bytes(ring, self._audit_key))
+        return ring
+
+    async def _load_checkpoints(self, org_id: str) -> tuple[list[Checkpoint], int, Problem | None]:
+        """The checkpoints of ``org_id`` signed by a trusted key, how many a revoked key signed, or a problem."""
+        try:
+            ring = await self.keyring()
+        except ConflictError as exc:
+            return [], 0, Problem("checkpoint", None, exc.message)
+        trusted = ring.trusted()
         valid: list[Checkpoint] = []
+        revoked = 0
         for location, content in await self.checkpoints.load(org_id):
             try:
                 signed = SignedCheckpoint.from_json(content)
             except ValueError as exc:
-                return valid, Problem("checkpoint", None, f"{location} cannot be read: {exc}")
-            if not signed.signed_by(self.signing.public) or signed.checkpoint.org_id != org_id:
-                return valid, Problem(
-                    "checkpoint",
-                    None,
-                    f"{location} does not carry a valid signature of this installation's audit key for "
-                    f"organisation {org_id}: the checkpoint was altered or forged",
+                return valid, revoked, Problem("checkpoint", None, f"{location} cannot be read: {exc}")
+            key_id = signed.checkpoint.key_id
+            entry = ring.entry(key_id)
+            public = trusted.get(key_id)
+            if public is None and entry is not None and entry.status == "revoked":
+                revoked += 1
+                continue
+            if public is None or not signed.signed_by(public) or signed.checkpoint.org_id != org_id:
+                return (
+                    valid,
+                    revoked,
+                    Problem(
+                        "checkpoint",
+                        None,
+                        f"{location} does not carry a valid signature of one of this installation's audit keys for "
+                        f"organisation {org_id} (it names key {key_id}): the checkpoint was altered or forged",
+                    ),
                 )
             valid.append(signed.checkpoint)
-        return valid, None
+        return valid, revoked, None
 
 
 def _bucket_of(before: StoredObject | None, after: StoredObject | None) -> str | None:

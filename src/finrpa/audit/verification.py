@@ -51,6 +51,7 @@ class ChainReport:
     last_row_hash: str = GENESIS_HASH
     checkpoint: Checkpoint | None = None
     checkpoints_checked: int = 0
+    revoked_checkpoints: int = 0  # signed by a revoked key: not trusted, skipped
     problem: Problem | None = None
     leaves: list[bytes] = field(default_factory=list, repr=False)
 
@@ -67,13 +68,19 @@ class ChainReport:
             where = f" at seq {self.problem.seq}" if self.problem.seq is not None else ""
             return f"FAILED org {self.org_id}: {self.problem.kind}{where}: {self.problem.message}"
         anchor = (
-            f"matches the checkpoint of {self.checkpoint.tree_size} rows signed {self.checkpoint.issued_at}"
+            f"matches the checkpoint of {self.checkpoint.tree_size} rows signed {self.checkpoint.issued_at} "
+            f"by key {self.checkpoint.key_id}"
             if self.checkpoint
             else "no checkpoint yet"
         )
+        skipped = (
+            f"; {self.revoked_checkpoints} checkpoint(s) signed by a revoked key skipped"
+            if self.revoked_checkpoints
+            else ""
+        )
         return (
             f"OK org {self.org_id}: {self.rows} rows, root {self.root_hash[:16]}…, {anchor}; "
-            f"{self.unanchored_rows} rows after the last checkpoint"
+            f"{self.unanchored_rows} rows after the last checkpoint{skipped}"
         )
 
 
