@@ -16,6 +16,7 @@ from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import ValidationFailedError
 from finrpa.llm import run_llm_usage
 from finrpa.runs.goal_runs import GoalScope, llm_configured
+from finrpa.runs.llm_mode import LLM_MODE, RUN_MODES, SKILL_MODE
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
@@ -76,20 +77,32 @@ def run(
     org: str | None = typer.Option(None, "--org", help="Organisation slug (default: the only one)."),
     as_json: bool = typer.Option(False, "--json", help="Print the outcome as JSON."),
     screenshots: bool = typer.Option(True, "--screenshots/--no-screenshots", help="Before/after evidence."),
+    mode: str = typer.Option(
+        SKILL_MODE, "--mode", help="skills: the template's skills act; llm: the LLM executor drives the portal."
+    ),
 ) -> None:
     """Run a template — or a free-form goal, planned by the LLM — now, in this process, and print the outcome."""
     if (template_id is None) == (goal is None):
         raise ValidationFailedError("Name a template (`finrpa run TEMPLATE`) or describe a goal (--goal), not both.")
+    if mode not in RUN_MODES:
+        raise ValidationFailedError(f"--mode {mode!r} is not one of {', '.join(RUN_MODES)}.")
     if template_id is not None:
         get_template(template_id)  # an unknown template is an error before anything starts
-    outcome = asyncio.run(_run(template_id, goal, _parse_params(param), org, screenshots))
+    elif mode == LLM_MODE:
+        raise ValidationFailedError("--mode llm is for templates; a goal (--goal) is always run by the LLM.")
+    outcome = asyncio.run(_run(template_id, goal, _parse_params(param), org, screenshots, mode))
     _print_outcome(outcome, as_json)
     if outcome["status"] != "COMPLETED":
         raise typer.Exit(1)
 
 
 async def _run(
-    template_id: str | None, goal: str | None, arguments: dict[str, Any], org: str | None, screenshots: bool
+    template_id: str | None,
+    goal: str | None,
+    arguments: dict[str, Any],
+    org: str | None,
+    screenshots: bool,
+    mode: str = SKILL_MODE,
 ) -> dict[str, Any]:
     async with open_app() as app:
         organization = await resolve_org(app, org)
@@ -97,7 +110,12 @@ async def _run(
             run_id = await start_goal_run(app, organization.id, goal, arguments, created_by="cli")
         else:
             assert template_id is not None
-            run_id = await start_run(app, organization.id, template_id, arguments, created_by="cli")
+            if mode == LLM_MODE and not llm_configured(app.settings):
+                raise ValidationFailedError(
+                    "--mode llm needs an LLM: set FINRPA_LLM_PROVIDER, FINRPA_LLM_BASE_URL, FINRPA_LLM_API_KEY and "
+                    "FINRPA_LLM_MODEL_STANDARD, or run the template without --mode."
+                )
+            run_id = await start_run(app, organization.id, template_id, arguments, created_by="cli", mode=mode)
         return await execute_run(app, organization.id, run_id, screenshots=screenshots)
 
 
@@ -124,12 +142,21 @@ async def start_goal_run(
 
 
 async def start_run(
-    app: App, org_id: str, template_id: str, arguments: dict[str, Any], *, created_by: str, dept_id: str | None = None
+    app: App,
+    org_id: str,
+    template_id: str,
+    arguments: dict[str, Any],
+    *,
+    created_by: str,
+    dept_id: str | None = None,
+    mode: str = SKILL_MODE,
 ) -> str:
+    """A template run; ``mode="llm"`` runs it in LLM mode (see :mod:`finrpa.runs.llm_mode`)."""
     template = get_template(template_id)
+    request = RunRequest(template, arguments, dept_id=dept_id, created_by=created_by, mode=mode)
     with system_context(f"start a {template_id} run", org_id=org_id):
         async with unit_of_work(app.database.sessions) as session:
-            run = await create_run(session, RunRequest(template, arguments, dept_id=dept_id, created_by=created_by))
+            run = await create_run(session, request)
             return run.id
 
 

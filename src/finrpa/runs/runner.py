@@ -197,7 +197,7 @@ class RunRunner:
         )
         if not is_goal_plan(state.plan):
             return PreparedRun(executor=executor, journal=journal, browser=browser)
-        context = CallContext(run.org_id, dept_id=run.dept_id, run_id=run.id)
+        context = CallContext(run.org_id, dept_id=run.dept_id, template_id=run.template_id, run_id=run.id)
         goal = goal_executor(self.goal_services(), state, call_context=context, arguments=run.arguments,
                              steps=executor, browser=browser, recorder=recorder, secrets=secrets)  # fmt: skip
         return PreparedRun(executor=goal, journal=journal, browser=browser, planner=goal.planner)

@@ -18,6 +18,7 @@ from finrpa.audit.service import AuditService
 from finrpa.exceptions import ConflictError, ValidationFailedError
 from finrpa.runs.goal_runs import GoalScope, goal_plan, goal_versions
 from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.llm_mode import LLM_MODE, RUN_MODES, SKILL_MODE, compile_llm_mode, llm_mode_scope
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.registry import get_skill
@@ -37,6 +38,7 @@ class RunRequest:
     bl_id: str | None = None
     created_by: str | None = None
     idempotency_key: str | None = None
+    mode: str = SKILL_MODE  # "llm": the LLM executor drives the portal (finrpa.runs.llm_mode)
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,13 @@ async def create_run(session: AsyncSession, request: RunRequest) -> Run:
     """Insert a PENDING run and its run_created event (with the compiled plan) in the caller's transaction."""
     arguments = bind_arguments(request.template, request.arguments)
     stored = stored_arguments(request.template, arguments)
-    plan = compile_template(request.template, arguments)
+    if request.mode not in RUN_MODES:
+        raise ValidationFailedError(f"Unknown run mode {request.mode!r}; choose one of {', '.join(RUN_MODES)}.")
+    llm_mode = request.mode == LLM_MODE
+    plan = compile_llm_mode(request.template, arguments) if llm_mode else compile_template(request.template, arguments)
+    versions = versions_of(request.template)
+    if llm_mode:
+        versions = {**goal_versions(llm_mode_scope(request.template)), **versions, "mode": LLM_MODE}
     run = _new_run(
         request.created_by,
         request.dept_id,
@@ -107,7 +115,7 @@ async def create_run(session: AsyncSession, request: RunRequest) -> Run:
         template_version=request.template.version,
         goal=request.template.description or request.template.name,
         arguments=stored,
-        versions=versions_of(request.template),
+        versions=versions,
     )
     return await _insert(session, run, plan)
 
