@@ -206,8 +206,7 @@ async def failover(backend: str, folder: Path) -> list[float]:
                 chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
                 try:
                     for repeat in range(FAILOVER_REPEATS):
-                        pool.fill()
-                        await wait_until_listening(app, pool.alive())
+                        await wait_until_listening(app, pool)
                         report, _ = await chaos.trial(points[repeat % len(points)], f"failover-{repeat}")
                         if report.failover_s is not None:
                             seconds.append(report.failover_s)

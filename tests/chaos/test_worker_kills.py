@@ -76,8 +76,7 @@ async def chaos(
             approver = asyncio.create_task(approve_when_asked(app, demo.org_id, "approver", stop))  # payments need one
             chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
             try:
-                pool.fill()
-                await wait_until_listening(app, pool.alive())
+                await wait_until_listening(app, pool)
                 yield chaos
             finally:
                 stop.set()
@@ -89,8 +88,7 @@ async def chaos(
 
 
 async def _trial(chaos: Chaos, point: KillPoint, index: int) -> None:
-    chaos.pool.fill()
-    await wait_until_listening(chaos.app, chaos.pool.alive())
+    await wait_until_listening(chaos.app, chaos.pool)
     backend = "sqlite" if chaos.app.settings.is_sqlite else "postgresql"
     report, _ = await chaos.trial(point, f"{backend}-{index}")
     REPORTS.setdefault(backend, []).append(report)
@@ -120,8 +118,7 @@ async def test_a_paused_worker_that_was_replaced_is_fenced_and_cannot_act(chaos:
     is the PostgreSQL deployment, SQLite is the embedded single-worker one."""
     if chaos.app.settings.is_sqlite:
         pytest.skip("a paused process can hold SQLite's only write lock; shared workers use PostgreSQL")
-    chaos.pool.fill()
-    await wait_until_listening(chaos.app, chaos.pool.alive())
+    await wait_until_listening(chaos.app, chaos.pool)
     point = KillPoint("payment", "pay", "effect")
     args = chaos.arguments("payment", f"stale-{time.time_ns()}")
     run_id = await start_run(
