@@ -9,12 +9,16 @@ run layer writes them (tenant session, application role on PostgreSQL, per-org c
 * ``8 orgs, 1 row/tx``       eight runs of eight organisations in parallel (independent chains)
 * ``4 writers same org``     four runs of one organisation in parallel (they queue on the chain head)
 * ``1 writer, 20 rows/tx``   one step committing twenty actions with ``append_many``
+* ``  previous ORM path``      the same, through the statements audit used before issue 11 (ORM upsert with
+                             executemany, ORM bulk INSERT, a separate head UPDATE), for comparison
+
+Appends are durable: every transaction commits with PostgreSQL's default synchronous_commit (WAL flushed).
 
 Verify reads every row of one organisation, recomputes each row hash, the chain and the Merkle root, and
 compares with a signed checkpoint; "rows in memory" is the same work without the database reads, also given
 per CPU second of this process (what the machine's other load does not distort).
 
-Run: .venv/bin/python bench/bench_audit.py   (PostgreSQL from FINRPA_BENCH_DATABASE_URL, else
+Run: .venv/bin/python -m bench.bench_audit   (PostgreSQL from FINRPA_BENCH_DATABASE_URL, else
 FINRPA_TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/postgres; a temporary database is created
 and dropped. Set FINRPA_BENCH_VERIFY_ROWS to change the verify size, default 50,000.)
 """
@@ -32,13 +36,19 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import asyncpg
+from sqlalchemy import insert, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from finrpa.audit.canonical import GENESIS_HASH, SORTED_FIELDS, canonical_row, hash_bytes
 from finrpa.audit.checkpoints import DirectoryCheckpointStore
 from finrpa.audit.events import AuditEntry
+from finrpa.audit.models import AuditChainHead, AuditRecord
 from finrpa.audit.repository import AuditRepository
 from finrpa.audit.service import AuditService
-from finrpa.audit.verification import ChainVerifier
+from finrpa.audit.verification import ChainVerifier, collector_paused
 from finrpa.config import normalize_database_url
+from finrpa.db.base import utcnow
 from finrpa.db.migrate import upgrade
 from finrpa.objectstore.links import LinkSigner
 from finrpa.objectstore.local import LocalObjectStore
@@ -89,12 +99,44 @@ async def _database(backend: str, folder: Path) -> AsyncIterator[str]:
         await connection.close()
 
 
-async def _writer(db: TenantDatabase, service: AuditService, org_id: str, rows: int, per_tx: int) -> None:
+async def _writer(
+    db: TenantDatabase, service: AuditService, org_id: str, rows: int, per_tx: int, *, previous: bool = False
+) -> None:
     with system_context("bench", org_id=org_id):
         for start in range(0, rows, per_tx):
             async with db.sessions() as session, session.begin():
                 entries = [_entry(org_id, start + i) for i in range(min(per_tx, rows - start))]
-                await service.append_many(session, entries)
+                if previous:
+                    await _previous_append_many(service, session, entries)
+                else:
+                    await service.append_many(session, entries)
+
+
+async def _previous_append_many(service: AuditService, session: AsyncSession, entries: list[AuditEntry]) -> None:
+    """The append statements before issue 11, kept here only to measure against (same chaining and hashing)."""
+    org_id = entries[0].org_id
+    prepared = [await service._prepare(entry) for entry in entries]  # the same row preparation
+    now = utcnow()
+    dialect = session.get_bind().dialect.name
+    insert_head = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(AuditChainHead)
+    upsert = insert_head.on_conflict_do_update(
+        index_elements=[AuditChainHead.org_id], set_={"updated_at": insert_head.excluded.updated_at}
+    ).returning(AuditChainHead.seq, AuditChainHead.row_hash)
+    values = {"org_id": org_id, "seq": 0, "row_hash": GENESIS_HASH, "updated_at": now}
+    head = (await session.execute(upsert, [values])).one()
+    seq, row_hash = head.seq, head.row_hash
+    for row in prepared:
+        seq += 1
+        row.update(seq=seq, prev_hash=row_hash, created_at=now)
+        row_hash = row["row_hash"] = hash_bytes(canonical_row([row[name] for name in SORTED_FIELDS]))
+    await session.execute(insert(AuditRecord), prepared)
+    advance = (
+        update(AuditChainHead)
+        .where(AuditChainHead.org_id == org_id)
+        .values(seq=seq, row_hash=row_hash, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    await session.execute(advance)
 
 
 async def _rate(work: Callable[[], Awaitable[None]], rows: int) -> float:
@@ -112,8 +154,9 @@ async def _append_scenarios(db: TenantDatabase, service: AuditService) -> dict[s
         "8 orgs, 1 row/tx": lambda: _gather(*(_writer(db, service, org(), APPEND_ROWS // 8, 1) for _ in range(8))),
         "4 writers same org": lambda: _same_org(db, service, org()),
         "1 writer, 20 rows/tx": lambda: _writer(db, service, org(), APPEND_ROWS * 5, 20),
+        "  previous ORM path": lambda: _writer(db, service, org(), APPEND_ROWS * 5, 20, previous=True),
     }
-    sizes = {"1 writer, 20 rows/tx": APPEND_ROWS * 5}
+    sizes = {"1 writer, 20 rows/tx": APPEND_ROWS * 5, "  previous ORM path": APPEND_ROWS * 5}
     await _writer(db, service, org(), 20, 1)  # warm up pools and statement caches
     results = {}
     for label, work in scenarios.items():
@@ -145,8 +188,9 @@ async def _verify_scenarios(db: TenantDatabase, service: AuditService, rows: int
                 assert report.ok and report.checkpoint is not None, report.summary()
                 started, started_cpu = time.perf_counter(), time.process_time()
                 verifier = ChainVerifier(org_id, [report.checkpoint])
-                for batch in batches:
-                    verifier.feed(batch)
+                with collector_paused():  # as AuditService.verify runs it
+                    for batch in batches:
+                        verifier.feed(batch)
                 assert verifier.finish().ok
                 memory_rates.append(rows / (time.perf_counter() - started))
                 cpu_rates.append(rows / (time.process_time() - started_cpu))
@@ -179,7 +223,7 @@ def main() -> None:
     results = {backend: asyncio.run(_measure(backend, verify_rows)) for backend in ("postgres", "sqlite")}
     print(f"{'rows/s':<26}{'PostgreSQL':>12}{'SQLite':>12}{'PG/target':>12}")
     for label in results["postgres"]:
-        target = APPEND_TARGET if "/tx" in label or "writers" in label else VERIFY_TARGET
+        target = VERIFY_TARGET if "verify" in label or "CPU" in label else APPEND_TARGET
         pg, lite = results["postgres"][label], results["sqlite"][label]
         print(f"{label:<26}{pg:>12,.0f}{lite:>12,.0f}{pg / target:>12.2f}")
     print(f"targets: append ≥ {APPEND_TARGET:,.0f} rows/s on PostgreSQL, verify ≥ {VERIFY_TARGET:,.0f} rows/s")
