@@ -35,6 +35,7 @@ from finrpa.browser import (
 )
 from finrpa.llm import CachedAction, ElementFingerprint
 from finrpa.llm.action_cache import ActionType
+from finrpa.runs.repository import NewEvent
 
 BrowserActionKind = Literal[
     "navigate", "click", "fill", "select", "check", "uncheck", "press", "download", "extract", "scroll",
@@ -122,6 +123,7 @@ class PlannedAction:
     value: ValueRef | None = None
     key: str | None = None
     table_id: str | None = None
+    target_type: str | None = None  # the element's type attribute (a submit button submits its form)
 
     def describe(self) -> str:
         target = f' {self.fingerprint.role} "{self.fingerprint.name}"' if self.fingerprint else ""
@@ -191,6 +193,71 @@ class PlannedAction:
                 value = ValueRef(match.group(2), match.group(1) is not None)
         tag = cached.target.tag if cached.target is not None else ""
         return cls(kind=cached.action_type, fingerprint=fingerprint, tag=tag, value=value, key=cached.key)
+
+
+@dataclass(frozen=True)
+class TypedValue:
+    """A value the subtask typed or chose in a field: shown by its input name, the value itself only when it
+    is not a secret (a secret is named, never carried)."""
+
+    field: str
+    placeholder: str | None
+    value: str | None
+
+    def shown(self) -> str:
+        return self.value if self.value is not None else (self.placeholder or "")
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """What the gate reviews before an action acts: the action, where it acts and what was typed before it."""
+
+    subtask: SubTask
+    planned: PlannedAction
+    url: str
+    page_title: str
+    dialog_text: str = ""
+    dialog_kind: str | None = None
+    typed: tuple[TypedValue, ...] = ()
+    value: str | None = None  # the plain input value of a navigate/select (never a secret)
+
+    @property
+    def target_text(self) -> str:
+        fingerprint = self.planned.fingerprint
+        if fingerprint is None:
+            return self.planned.key or ""
+        return " ".join(part for part in (fingerprint.name, fingerprint.label) if part)
+
+    def bound(self, operation: str, host: str) -> dict[str, Any]:
+        """Exactly this proposed action, as an approval and the effect ledger bind it: kind, operation, host,
+        the element's fingerprint, its value and every value typed before it (secrets by name only)."""
+        planned = self.planned
+        return {
+            "kind": planned.kind,
+            "operation": operation,
+            "host": host,
+            "target": planned.fingerprint.model_dump(mode="json") if planned.fingerprint is not None else None,
+            "value": planned.value.placeholder or planned.value.option if planned.value is not None else None,
+            "key": planned.key,
+            "typed": {item.field: item.shown() for item in self.typed},
+            "goal": self.subtask.goal,
+        }
+
+
+@dataclass(frozen=True)
+class ActionClearance:
+    """The gate's answer. ``proceed``: act (then report with ``settle``); ``done_before``: the effect ledger
+    shows this exact action already succeeded in this run (do not act again); otherwise refused for good
+    (``code``/``message``; ``needs_human`` when a person must look at the portal first). ``events`` go into
+    the run's log with the step; ``ticket`` is the gate's own handle for ``settle``."""
+
+    proceed: bool
+    code: str = ""
+    message: str = ""
+    events: tuple[NewEvent, ...] = ()
+    done_before: bool = False
+    needs_human: bool = False
+    ticket: Any = None
 
 
 def to_cache_fingerprint(fingerprint: Fingerprint, tag: str = "") -> ElementFingerprint | None:

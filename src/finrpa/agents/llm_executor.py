@@ -30,13 +30,19 @@ from finrpa.agents.completion import CompletionCondition, condition_met
 from finrpa.agents.coordinator import ExecutionOutcome, SubtaskExecutor
 from finrpa.agents.decision_memory import DecisionMemory
 from finrpa.agents.events import EventType
-from finrpa.agents.llm_actions import BROWSER_ACTION_KINDS, PlannedAction, StepInputs
+from finrpa.agents.llm_actions import (
+    BROWSER_ACTION_KINDS,
+    ActionClearance,
+    ActionRequest,
+    PlannedAction,
+    StepInputs,
+    TypedValue,
+)
 from finrpa.agents.llm_planner import AGENT_PROMPTS
 from finrpa.agents.llm_proposals import ProposalRefused, ProposedAction, validate_proposal
 from finrpa.agents.page_key import page_cache_hash
 from finrpa.agents.plan import CoordinationState, SubTask
 from finrpa.browser import (
-    Action,
     ActionResult,
     BrowserError,
     Controller,
@@ -100,10 +106,17 @@ class EvidenceDrain(Protocol):
 
 
 class ActionGate(Protocol):
-    """Policy, risk and approval before an action acts (wired by the run layer): None lets it go ahead, a
-    sentence refuses it (the loop tells the LLM and re-observes)."""
+    """Manifest, risk, policy, approval and effect ledger before an action acts (wired by the run layer).
 
-    async def review(self, subtask: SubTask, action: Action) -> str | None: ...
+    ``review`` answers before anything is done: proceed (the loop acts, then reports with ``settle``), done
+    before (the ledger shows this exact action already succeeded: it is not repeated), or refused — the
+    subtask then fails with the reason and nothing is clicked. ``settle`` returns the events of the outcome."""
+
+    async def review(self, request: ActionRequest) -> ActionClearance: ...
+
+    async def settle(
+        self, clearance: ActionClearance, *, ok: bool, may_have_acted: bool, detail: str
+    ) -> list[NewEvent]: ...
 
 
 class VaultUnavailableError(ConfigurationError):
@@ -116,6 +129,7 @@ class _ActFailure:
     message: str
     may_have_acted: bool = False
     fatal: bool = False  # trying again cannot help (e.g. the vault refused the secret)
+    ends: ExecutionOutcome | None = None  # refused by the gate: the subtask ends with this outcome
 
 
 class LLMSubtaskExecutor:
@@ -210,6 +224,9 @@ class _GoalLoop:
     step: int = 0
     features: PageFeatures = field(default_factory=lambda: _NO_FEATURES)
     download_base: dict[str, int] = field(default_factory=dict)
+    typed: dict[str, TypedValue] = field(default_factory=dict)  # field -> what this subtask typed or chose there
+    snapshot: PageSnapshot | None = None  # the page the next action acts on
+    ended: ExecutionOutcome | None = None  # set when the gate refused a (cached) action: the subtask ends
 
     def __post_init__(self) -> None:
         self.inputs = StepInputs.of(self.subtask, self.x.allowed_actions, self.x.options.max_steps)
@@ -229,7 +246,10 @@ class _GoalLoop:
             )
             if met:
                 return await self.succeeded(snapshot, "code")
+            self.snapshot = snapshot
             if await self.replay_cached(snapshot):
+                if self.ended is not None:
+                    return self.ended
                 continue
             finished = await self.decide(snapshot)
             if finished is not None:
@@ -261,6 +281,9 @@ class _GoalLoop:
         for cached in lookup.decision.actions:
             planned = PlannedAction.from_cached(cached)
             failure = self.permits(planned) or await self.act(planned)
+            if failure is not None and failure.ends is not None:
+                self.ended = failure.ends
+                return True
             if failure is not None:
                 await self.x.cache.record_verification(self.org, lookup.key, ok=False, reason=failure.code)
                 self.memory.replayed(acted=acted > 0 or failure.may_have_acted)
@@ -334,6 +357,8 @@ class _GoalLoop:
             self.refused(proposal, refusal.message)
             return "refused", False, None
         failure = await self.act(planned)
+        if failure is not None and failure.ends is not None:
+            return "refused_by_gate", True, failure.ends
         if failure is not None:
             self.errors.append(f"step {self.step}: {planned.describe()} failed: {failure.message}")
             if failure.may_have_acted:
@@ -377,31 +402,97 @@ class _GoalLoop:
 
     # -- acting -----------------------------------------------------------------------------------------------
     async def act(self, planned: PlannedAction) -> _ActFailure | None:
-        """Build the action (secrets looked up now), pass the gate, and act through the controller."""
+        """Build the action (secrets looked up now), pass the gate, act through the controller, report back."""
         try:
-            action = planned.build(await self.value_of(planned))
+            value = await self.value_of(planned)
+            action = planned.build(value)
         except FinRPAError as exc:
             self.note(f"Could not prepare {planned.describe()}: {exc.message}")
             return _ActFailure(exc.code, exc.message, fatal=not exc.retryable)
+        clearance: ActionClearance | None = None
         if self.x.gate is not None:
-            refusal = await self.x.gate.review(self.subtask, action)
-            if refusal is not None:
-                self.note(f"Not allowed: {planned.describe()}: {refusal}")
-                return _ActFailure("refused_by_gate", refusal)
+            clearance = await self.x.gate.review(self.request(planned, value))
+            self.events.extend(clearance.events)
+            if clearance.done_before:
+                self.note(f"Already done earlier in this run (effect ledger), not repeated: {planned.describe()}")
+                return None
+            if not clearance.proceed:
+                self.note(f"Not allowed: {planned.describe()}: {clearance.message}")
+                self.errors.append(f"step {self.step}: {planned.describe()} refused: {clearance.message}")
+                return _ActFailure(clearance.code, clearance.message, fatal=True, ends=self.refusal(clearance))
         try:
             result = await self.controller.execute(action)
         except TargetRefusedError as exc:
             self.note(f"Refused by the page check: {planned.describe()}: {exc.message}")
+            await self.settle(clearance, ok=False, may_have_acted=False, detail=exc.message)
             return _ActFailure(f"target_{exc.reason}", exc.message)
         except BrowserError as exc:
             self.note(f"Failed: {planned.describe()}: {exc.message}")
             refused_before_acting = isinstance(exc, StaleSnapshotError | InvalidActionError | EgressDeniedError)
+            await self.settle(clearance, ok=False, may_have_acted=not refused_before_acting, detail=exc.message)
             return _ActFailure(exc.code, exc.message, may_have_acted=not refused_before_acting)
         finally:
             self.collect_evidence()
+        await self.settle(clearance, ok=True, may_have_acted=True, detail=planned.describe())
         self.keep(result)
+        self.remember_typed(planned, value)
         self.note(f"Done: {planned.describe()}")
         return None
+
+    def request(self, planned: PlannedAction, value: str | SecretText | None) -> ActionRequest:
+        snapshot = self.snapshot
+        dialog = snapshot.dialogs[-1] if snapshot is not None and snapshot.dialogs else None
+        return ActionRequest(
+            subtask=self.subtask,
+            planned=planned,
+            url=snapshot.url if snapshot is not None else self.controller_url(),
+            page_title=snapshot.title if snapshot is not None else "",
+            dialog_text=f"{dialog.name} {dialog.text}".strip() if dialog is not None else "",
+            dialog_kind=dialog.kind if dialog is not None else None,
+            typed=tuple(self.typed.values()),
+            value=value if isinstance(value, str) else None,
+        )
+
+    def controller_url(self) -> str:
+        tab = self.controller.run.tabs.get(self.controller.run.active_tab_id) if self.controller.run.tabs else None
+        return tab.page.url if tab is not None else ""
+
+    async def settle(self, clearance: ActionClearance | None, *, ok: bool, may_have_acted: bool, detail: str) -> None:
+        if clearance is None or self.x.gate is None or clearance.ticket is None:
+            return
+        self.events.extend(await self.x.gate.settle(clearance, ok=ok, may_have_acted=may_have_acted, detail=detail))
+
+    def remember_typed(self, planned: PlannedAction, value: str | SecretText | None) -> None:
+        """What was typed or chosen in a field, for the gate: the risk check reads the values (an amount),
+        and an approval binds them."""
+        if planned.kind not in ("fill", "select") or planned.fingerprint is None or planned.value is None:
+            return
+        fingerprint = planned.fingerprint
+        name = fingerprint.label or fingerprint.name or planned.ref or "field"
+        plain = None if isinstance(value, SecretText) or value is None else value
+        self.typed[name] = TypedValue(name, planned.value.placeholder, plain)
+
+    def refusal(self, clearance: ActionClearance) -> ExecutionOutcome:
+        """The subtask's outcome when the gate refused an action: nothing was clicked; the run goes on per the
+        subtask's failure strategy (a refusal is never retried as is)."""
+        if clearance.needs_human:
+            return self.needs_human(clearance.message, clearance.code, self.snapshot)
+        events = self.drain()
+        return ExecutionOutcome(
+            success=False,
+            error=clearance.message,
+            error_code=clearance.code,
+            retryable=False,
+            events=events,
+            url=self.snapshot.url if self.snapshot is not None else None,
+            human_context={
+                "error_code": clearance.code,
+                "url": self.snapshot.url if self.snapshot is not None else None,
+                "llm_errors": self.errors[-20:],
+                "steps": self.history[-self.x.options.history_lines :],
+                "last_screenshot": _last_screenshot(events),
+            },
+        )
 
     async def value_of(self, planned: PlannedAction) -> str | SecretText | None:
         value = planned.value

@@ -76,6 +76,7 @@ def validate_proposal(proposal: ProposedAction, snapshot: PageSnapshot, inputs: 
         value=_value(proposal, element, inputs) if kind in ("fill", "select", "navigate") else None,
         key=_key(proposal) if kind == "press" else None,
         table_id=_table(proposal, snapshot) if kind == "extract" else None,
+        target_type=element.type if element else None,
     )
     _fits(kind, element)
     return planned

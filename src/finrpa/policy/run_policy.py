@@ -16,7 +16,7 @@ from decimal import Decimal
 from finrpa.identity.permissions import Principal
 from finrpa.policy.actions import ActionGroup
 from finrpa.policy.engine import PolicyEngine
-from finrpa.policy.errors import TokenBindingMismatch
+from finrpa.policy.errors import AttenuationWidening, TokenBindingMismatch
 from finrpa.policy.manifest import (
     ArgumentBounds,
     CallArguments,
@@ -31,6 +31,7 @@ from finrpa.policy.schemas import EffectName, PolicyRequest, PolicyResource, Ris
 from finrpa.policy.tokens import CapabilityTokens, VerifiedCapability
 
 EXECUTOR_AUDIENCE = "executor"
+AGENT_AUDIENCE = "agent:llm"  # the LLM loop acting for a node, with an attenuated token of the node's
 _EFFECT_RANK: dict[str, int] = {"read": 0, "write": 1, "irreversible": 2}
 
 
@@ -158,4 +159,34 @@ class RunPolicy:
                 f"This capability token carries an older manifest of node {node_id}; the node was recompiled, "
                 "so a new token is needed."
             )
+        return verified
+
+    def agent_token(self, node: NodeCall, host: str) -> str:
+        """A token for the LLM loop acting for ``node``: attenuated from a one-use token of the node's current
+        manifest to exactly this operation, on this host, up to this amount and record count (never a copy)."""
+        parent = self.issue_token(node.node_id)
+        manifest = self.manifests[node.node_id]
+        child = manifest.attenuate(
+            operations=frozenset({node.operation}),
+            hosts=frozenset({host}) if host else frozenset(),
+            bounds=ArgumentBounds(max_amount_cny=node.amount_cny, max_records=node.record_count),
+        )
+        return self.tokens.attenuate(parent, child, audience=AGENT_AUDIENCE, max_uses=1)
+
+    async def spend_agent_token(self, token: str, node: NodeCall, host: str) -> VerifiedCapability:
+        """Right before the LLM loop's effect: verify the attenuated token (signature, expiry, audience, run, node,
+        one use), that it derives from a parent token, that its manifest holds no more than the node's current
+        one, and that it covers this operation, host and arguments (raises TokenRejected / CapabilityDenied)."""
+        verified = await self.tokens.verify(token, audience=AGENT_AUDIENCE, run_id=self.run_id, node_id=node.node_id)
+        current = self.manifests.get(node.node_id)
+        if verified.claims.parent is None or verified.claims.depth < 1:
+            raise TokenBindingMismatch("The LLM loop must act with a token attenuated from its node's, not a root one.")
+        if current is None:
+            raise TokenBindingMismatch(f"Node {node.node_id} has no manifest in this run; a new token is needed.")
+        widening = verified.manifest.widening_over(current)
+        if widening:
+            raise AttenuationWidening(
+                f"This token holds more than node {node.node_id} now may: {'; '.join(widening)}; a new token is needed."
+            )
+        verified.manifest.check(node.operation, host or None, node.arguments)
         return verified

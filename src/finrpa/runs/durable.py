@@ -6,6 +6,8 @@ concurrency is that worker's browser slots. Inside it the ordinary coordinator r
 
 * executing a subtask is a DBOS **step** — after a crash DBOS returns its recorded outcome instead of
   touching the portal again;
+* replanning a goal run is a DBOS **step** too — the LLM planner is asked once, and a replay returns the
+  recorded plan, which the coordinator commits (``replanned`` event) like any transition;
 * committing a node is a DBOS **datasource transaction** on the application database: the run's events, the
   checkpoint (browser session sealed with AES-GCM), the run status, the audit rows AND DBOS's own record of the
   step commit in ONE transaction.
@@ -31,9 +33,10 @@ from sqlalchemy.ext.asyncio import async_sessionmaker
 
 import finrpa
 from finrpa.agents.coordinator import AgentCoordinator, ExecutionOutcome
-from finrpa.agents.plan import CoordinationState, SubTask
+from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan
 from finrpa.config import Settings
 from finrpa.db.migrations.rls import APP_ROLE
+from finrpa.exceptions import FinRPAError
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.lanes import BrowserLanes
 from finrpa.runs.repository import NewEvent
@@ -175,6 +178,26 @@ class _DurableExecutor:
         return _outcome(raw)
 
 
+class ReplanFailed(FinRPAError):
+    """The recorded replan step gave no plan (its message says why); the run goes to a person."""
+
+    code = "replan_failed"
+
+
+class _DurableReplanner:
+    """A goal run's replanning as a recorded DBOS step: after a crash the replay gets the same plan back
+    instead of asking the LLM again (which could answer differently)."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+
+    async def replan(self, state: CoordinationState, failure: str) -> TaskPlan:
+        raw = await replan_step(self.run_id, state.model_dump(mode="json"), failure)
+        if "plan" not in raw:
+            raise ReplanFailed(str(raw.get("error") or "the planner gave no plan"))
+        return TaskPlan.model_validate(raw["plan"])
+
+
 class DurableJournal:
     """The coordinator's journal inside the workflow: each commit is a recorded datasource transaction."""
 
@@ -236,6 +259,7 @@ async def finrpa_run(run_id: str, org_id: str) -> str:
             state,
             _DurableExecutor(run_id),
             DurableJournal(run_id, token, prepared),
+            planner=_DurableReplanner(run_id) if prepared.planner is not None else None,
             backoff=runner.options.backoff,
             sleep=DBOS.sleep_async,
             parallel=lanes.parallel,  # branches' steps start in plan order: the same step ids on every replay
@@ -263,6 +287,19 @@ async def execute_subtask_step(run_id: str, state: dict[str, Any], subtask_id: s
     current = CoordinationState.model_validate(state)
     outcome = await lanes.execute(current, current.plan.subtask(subtask_id))
     return _serialise(outcome)
+
+
+@DBOS.step(name="finrpa_replan")
+async def replan_step(run_id: str, state: dict[str, Any], failure: str) -> dict[str, Any]:
+    """Ask the run's LLM planner for the rest of the plan; the answer (or why there is none) is recorded."""
+    prepared, _ = _current()._prepared[run_id]
+    if prepared.planner is None:
+        return {"error": "this run has no planner that can replan it"}
+    try:
+        plan = await prepared.planner.replan(CoordinationState.model_validate(state), failure)
+    except FinRPAError as exc:
+        return {"error": f"{exc.code}: {exc.message}"}
+    return {"plan": plan.model_dump(mode="json")}
 
 
 @DBOS.step(name="finrpa_compensate_subtask")

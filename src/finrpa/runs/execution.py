@@ -19,6 +19,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -479,6 +480,8 @@ async def open_run_policy(
     nodes = [(sub, node_call(sub, sub.skill_call, policy, risk)) for sub in state.plan.subtasks if sub.skill_call]
     first = recorded[0].get("ceiling") if recorded else None
     policy.ceiling = ArgumentBounds.model_validate(first) if first else plan_ceiling([node for _, node in nodes])
+    if run.template_id is None and not first:  # a goal run: at most what the goal and its arguments name
+        policy.ceiling = _widest(policy.ceiling, goal_ceiling(state.plan.navigation_goal, run.arguments, risk))
     latest = {payload["subtask_id"]: payload.get("manifest_digest") for payload in recorded}
     events = []
     for subtask, node in nodes:
@@ -488,6 +491,23 @@ async def open_run_policy(
     if events:
         await commit_transition(session, run.id, fencing_token, Transition(events=events))
     return policy
+
+
+def goal_ceiling(goal: str, arguments: dict[str, Any], risk: RiskAssessor) -> ArgumentBounds:
+    """The bounds a free-form goal run was created with: the largest amount and record count its goal text and
+    arguments name (an LLM-planned action may never move more than the person asked for)."""
+    values = {str(name): value for name, value in arguments.items() if isinstance(value, str | int | float)}
+    action = RiskInput(target_text=goal, values=flatten_values(values))
+    return ArgumentBounds(
+        max_amount_cny=risk.largest_amount_cny(action) or Decimal(0), max_records=risk.record_count(action) or 0
+    )
+
+
+def _widest(first: ArgumentBounds, second: ArgumentBounds) -> ArgumentBounds:
+    return ArgumentBounds(
+        max_amount_cny=max(first.max_amount_cny or Decimal(0), second.max_amount_cny or Decimal(0)),
+        max_records=max(first.max_records or 0, second.max_records or 0),
+    )
 
 
 async def _creator(session: AsyncSession, settings: Settings, run: Run) -> Principal:

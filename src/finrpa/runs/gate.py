@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finrpa.agents.events import EventType
@@ -24,6 +25,7 @@ from finrpa.config import Settings
 from finrpa.risk.schemas import RiskDecision, RiskInput
 from finrpa.risk.service import RiskAssessor
 from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.models import RunEvent
 from finrpa.runs.repository import NewEvent
 
 KeepAlive = Callable[[], Awaitable[None]]
@@ -103,17 +105,21 @@ class ApprovalGate:
         run: Any,
         fencing_token: int,
         subtask: SubTask,
-        call: SkillCall,
+        call: SkillCall | None,
         keep_alive: KeepAlive | None,
         *,
         risk: RiskDecision | None = None,
         policy_approval: list[str] | None = None,
+        action: dict[str, Any] | None = None,
     ) -> GateVerdict:
         """Let the step proceed, or make the run wait for an approval first. ``risk`` is the decision the caller
         already recorded (assessed here otherwise); ``policy_approval`` holds the reasons (with their codes) of
-        a policy that requires approval, shown to the approvers beside the risk reasons."""
+        a policy that requires approval, shown to the approvers beside the risk reasons. ``action`` is what the
+        approval is bound to when it is not a skill call (a browser action an LLM proposed)."""
         events: list[NewEvent] = []
         if risk is None:
+            if call is None:
+                raise ValueError("a gate check without a skill call needs the caller's risk decision")
             risk = await self.assess(subtask, call)
             events.append(risk_event(subtask, risk))
         if not risk.requires_approval and not policy_approval:
@@ -122,7 +128,11 @@ class ApprovalGate:
         if policy_approval:
             reasons = [*policy_approval, *risk.reasons]
             decision = risk.model_copy(update={"reasons": reasons, "requires_approval": True})
-        action = proposed_action(call)
+        if action is None:
+            if call is None:
+                raise ValueError("a gate check without a skill call needs the action to bind the approval to")
+            action = proposed_action(call)
+        attempt = await self.approval_attempt(run.id, subtask.subtask_id)
         async with approvals_transaction(self.sessions, self.settings, audit=self.audit, bus=self.bus) as approvals:
             approval = await approvals.request(
                 run.id,
@@ -133,6 +143,7 @@ class ApprovalGate:
                 dept_id=run.dept_id,
                 bl_id=run.bl_id,
                 org_id=run.org_id,
+                attempt=attempt,
             )
         requested = NewEvent(
             EventType.APPROVAL_REQUESTED,
@@ -141,6 +152,7 @@ class ApprovalGate:
                 "approval_id": approval.id,
                 "level": decision.final_level.value,
                 "required": approval.required_approvals,
+                "attempt": attempt,
             },
         )
         await self._mark_waiting(run.id, fencing_token, [*events, requested])
@@ -163,6 +175,17 @@ class ApprovalGate:
             ApprovalStatus.CANCELLED: "the approval request was cancelled",
         }.get(status, f"the approval ended {status.value}")
         return GateVerdict(False, [decided], reason=f"Not submitted: {reason}.", approval_id=approval.id)
+
+    async def approval_attempt(self, run_id: str, subtask_id: str) -> int:
+        """Which approval attempt the step is on: how often a person answered its NEEDS_HUMAN with "retry".
+        Read from the run's event log, so a resumed worker finds the request it was waiting on, and a retry after
+        a rejection or a timeout asks afresh instead of finding the old decision."""
+        statement = select(RunEvent.payload).where(
+            RunEvent.run_id == run_id, RunEvent.type == EventType.HUMAN_RESOLUTION.value
+        )
+        async with self.sessions() as session:
+            resolutions = (await session.execute(statement)).scalars().all()
+        return sum(1 for p in resolutions if p.get("subtask_id") == subtask_id and p.get("action") == "retry")
 
     async def _mark_waiting(self, run_id: str, fencing_token: int, events: list[NewEvent]) -> None:
         async with self.sessions() as session, session.begin():

@@ -8,17 +8,32 @@ subtasks then run through the normal executor (effect ledger, approval gate), br
 loop; REPLAN goes back to the planner with the completed subtasks and the failure. A planner that gives no
 usable plan after its retries leaves the run in NEEDS_HUMAN with the raw output and the errors, and a person's
 "retry" plans again. Every LLM call is recorded in ``llm_calls`` with the run, department and tier.
+
+Every browser action the LLM loop proposes passes :class:`GoalActionGate` before it acts. Reads (navigate,
+scroll, extract, a query button …) need only a host inside the node's capability manifest. An action that can
+change the portal — a submit or confirm click, Enter in a form, accepting a confirm dialog, classified by the
+risk keyword vocabulary and the element's type — is treated like a write skill step: the business operation
+it performs (``payment.submit`` for a payment's confirm button …) with the amount typed into the form is
+checked against the node's manifest, risk-assessed, decided by the Cedar policies (decision committed as an
+event before acting), sent for approval when risk or policy asks (bound to the hash of exactly this action:
+element fingerprint and typed values), begun in the effect ledger, and acted with a one-use token attenuated
+from the node's. A refusal fails the subtask with its reason; nothing is clicked.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.agents.coordinator import ExecutionOutcome, SubtaskExecutor
 from finrpa.agents.events import EventType
-from finrpa.agents.llm_actions import BROWSER_ACTION_KINDS
+from finrpa.agents.llm_actions import BROWSER_ACTION_KINDS, ActionClearance, ActionRequest
 from finrpa.agents.llm_executor import NEXT_ACTION_PROMPT_ID, LLMSubtaskExecutor
 from finrpa.agents.llm_planner import AGENT_PROMPTS, PLAN_PROMPT_ID, REPLAN_PROMPT_ID, LLMPlanner, PlanningFailed
 from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan, stable_subtask_id
@@ -39,15 +54,46 @@ from finrpa.llm import (
     ModelRouter,
 )
 from finrpa.policy.actions import BROWSER_ACTIONS, ActionGroup
+from finrpa.policy.errors import CapabilityDenied, TokenRejected
+from finrpa.policy.manifest import CapabilityManifest, host_matches
+from finrpa.policy.run_policy import NodeCall, RunPolicy
+from finrpa.policy.schemas import Decision, PolicyDecision, RiskLevelName
+from finrpa.policy.service import PolicyService
+from finrpa.risk.categories import GENERIC, HIGH_IMPACT, Category
+from finrpa.risk.schemas import RiskDecision, RiskInput
+from finrpa.risk.service import RiskAssessor
+from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.repository import NewEvent
+from finrpa.runs.execution import (
+    RunExecutor,
+    capability_refusal_event,
+    decision_event,
+    manifest_event,
+)
+from finrpa.runs.gate import risk_event
+from finrpa.runs.journal import Transition, check_fence, commit_transition
+from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import SideEffect
 from finrpa.skills.context import SecretResolver
 from finrpa.skills.registry import get_skill, list_skills
 from finrpa.tenancy.database import TenantDatabase
 
 PLANNING_STEP = "plan"
+# What an action that changes the portal does, named by the risk category its words hit (first match wins).
+_OPERATIONS = (
+    (Category.MONEY_MOVEMENT, "payment.submit"),
+    (Category.SECURITIES_ORDER, "securities.order"),
+    (Category.CLAIM_PAYOUT, "claim.pay"),
+    (Category.POLICY_SURRENDER, "policy.surrender"),
+    (Category.BENEFICIARY_CHANGE, "beneficiary.change"),
+    (Category.FINANCING, "financing.apply"),
+    (Category.CREDENTIAL_CHANGE, "credential.change"),
+    (Category.ACCOUNT_CLOSURE, "account.close"),
+    (Category.DELETION, "record.delete"),
+)
+_COMMIT = GENERIC | HIGH_IMPACT
+_HARMLESS = frozenset({Category.READ_INTENT, Category.DISMISS})
 _READ_ACTIONS = frozenset(
     spec.name for spec in BROWSER_ACTIONS if spec.groups <= {ActionGroup.READ, ActionGroup.EXPORT}
 )
@@ -223,6 +269,9 @@ def goal_executor(
     async def controller() -> Controller:
         return (await browser.ensure())[1]
 
+    gate = None
+    if isinstance(steps, RunExecutor) and steps.policy is not None:
+        gate = GoalActionGate(steps, steps.policy, domain=steps.gate.domain if steps.gate is not None else "common")
     loop = LLMSubtaskExecutor(
         services.client,
         services.router,
@@ -233,5 +282,255 @@ def goal_executor(
         secrets=secrets,
         skills=steps,
         evidence=recorder,
+        gate=gate,
     )
     return GoalRunExecutor(planner, loop, context, scope)
+
+
+@dataclass(frozen=True)
+class _Ticket:
+    """A cleared portal-changing action: its effect-ledger key (settled after the action)."""
+
+    key: effects.EffectKey
+    subtask_id: str
+
+
+class GoalActionGate:
+    """The run layer's gate in front of the LLM loop's actions (see the module docstring)."""
+
+    def __init__(self, steps: RunExecutor, policy: RunPolicy, *, domain: str = "common") -> None:
+        self.steps = steps
+        self.policy = policy
+        self.domain = domain
+        self.risk: RiskAssessor = steps.risk
+
+    # -- classification -------------------------------------------------------------------------------------
+    def categories(self, text: str) -> set[Category]:
+        matcher = self.risk.detector.matchers(self.domain).action
+        return {entry.category for entry in matcher.find(text)} if text else set()
+
+    def changes_portal(self, request: ActionRequest) -> bool:
+        """Whether the action can change the portal: a submit or confirm click, Enter in a form, accepting a
+        confirm dialog. A query or cancel button (its words say so, and name no commit) is a read."""
+        kind = request.planned.kind
+        if kind == "accept_dialog":
+            return request.dialog_kind in ("confirm", "prompt", "beforeunload") or bool(
+                self.categories(request.dialog_text) & _COMMIT
+            )
+        if kind == "press":
+            if (request.planned.key or "").lower() != "enter":
+                return False
+            words = self.categories(request.page_title)
+            return not (words & _HARMLESS and not words & _COMMIT)
+        if kind != "click":
+            return False
+        words = self.categories(request.target_text)
+        if words & _HARMLESS and not words & _COMMIT:
+            return False
+        return request.planned.target_type == "submit" or bool(words & _COMMIT)
+
+    def operation(self, request: ActionRequest) -> str:
+        """The business operation an action that changes the portal performs: named by its own words, else
+        the values typed, else the page title or the dialog it confirms; else the browser action kind."""
+        values = " ".join(item.shown() for item in request.typed)
+        for text in (request.target_text, values, request.page_title, request.dialog_text):
+            words = self.categories(text)
+            for category, operation in _OPERATIONS:
+                if category in words:
+                    return operation
+        return request.planned.kind
+
+    # -- the gate -----------------------------------------------------------------------------------------------
+    async def review(self, request: ActionRequest) -> ActionClearance:
+        subtask = request.subtask
+        target_url = request.value if request.planned.kind == "navigate" and request.value else request.url
+        host = urlsplit(target_url).hostname or ""
+        if not self.changes_portal(request):
+            return self.check_read_host(request, host)
+        values = {item.field: item.shown() for item in request.typed if item.value is not None}
+        assessed = RiskInput(
+            id=subtask.subtask_id,
+            domain=self.domain,
+            page_title=request.page_title,
+            page_text=request.dialog_text,
+            action_type=request.planned.kind,
+            target_text=request.target_text,
+            values=cast(dict[str, Any], values),
+            effect="write",
+        )
+        operation = self.operation(request)
+        priced = assessed.model_copy(update={"target_text": "", "page_title": "", "page_text": ""})
+        node = NodeCall(
+            node_id=subtask.subtask_id,
+            operation=operation,
+            effect=self.policy.effect(operation, "write"),
+            amount_cny=self.risk.largest_amount_cny(priced),
+            record_count=self.risk.record_count(assessed),
+        )
+        assessed = assessed.model_copy(update={"effect": node.effect})
+        manifest, recompiled = self.policy.manifest_for(node)
+        events = [manifest_event(subtask, manifest, "proposed_action", self.policy.ceiling)] if recompiled else []
+        refusal = _manifest_refusal(manifest, node, host)
+        risk = await self.risk.assess(assessed)
+        level: RiskLevelName = risk.final_level.value
+        policy_request = self.policy.request(manifest, node, host, risk_level=level)
+        bound = request.bound(operation, host)
+
+        async def decide(session: AsyncSession) -> PolicyDecision:
+            decision = await PolicyService(session).decide(
+                policy_request, run_id=self.steps.identity.run_id, node_id=node.node_id
+            )
+            recorded = [*events, risk_event(subtask, risk)]
+            recorded.append(decision_event(subtask, node, host, decision, manifest.digest(), refusal))
+            recorded.append(_proposed_event(subtask, bound, decision))
+            await commit_transition(
+                session, self.steps.identity.run_id, self.steps.fencing_token, Transition(events=recorded)
+            )
+            return decision
+
+        decision = await self.steps.transaction(decide)
+        if decision.decision is Decision.DENY:
+            codes = ", ".join(decision.reason_codes)
+            message = f"Refused by policy ({codes}) before any portal action: {' '.join(decision.reasons)}"
+            code = "capability_denied" if refusal and "deny.outside_manifest" in decision.reason_codes else ""
+            return ActionClearance(False, code or "policy_denied", f"{message} {refusal}".strip())
+        return await self.through_ledger(request, node, host, bound, risk, decision)
+
+    def check_read_host(self, request: ActionRequest, host: str) -> ActionClearance:
+        """A read needs only a host inside the manifest (the run's portal hosts); a page without a host (a
+        blank tab, a dialog) is not a portal."""
+        if not host or host_matches(host, self.policy.hosts):
+            return ActionClearance(True)
+        allowed = ", ".join(sorted(self.policy.hosts)) or "none"
+        message = (
+            f"{request.planned.kind} on host {host!r} is outside node {request.subtask.subtask_id}'s capability "
+            f"manifest (allowed hosts: {allowed}); nothing was done."
+        )
+        event = capability_refusal_event(request.subtask, message)
+        event.payload.update({"operation": request.planned.kind, "host": host})
+        return ActionClearance(False, CapabilityDenied.code, message, events=(event,))
+
+    async def through_ledger(
+        self,
+        request: ActionRequest,
+        node: NodeCall,
+        host: str,
+        bound: dict[str, Any],
+        risk: RiskDecision,
+        decision: PolicyDecision,
+    ) -> ActionClearance:
+        """Effect ledger (begun before the click; an earlier attempt is reconciled), approval, then the token."""
+        subtask = request.subtask
+        identity = self.steps.identity
+        digest = hashlib.sha256(json.dumps(bound, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+        business_id = f"{identity.run_id}:{subtask.subtask_id}:{digest[:32]}"
+        key = effects.EffectKey(identity.org_id, node.operation, business_id)
+
+        async def begin(session: AsyncSession) -> tuple[str, bool]:
+            effect, fresh = await effects.begin(
+                session,
+                key,
+                run_id=identity.run_id,
+                subtask_id=subtask.subtask_id,
+                params_hash=digest,
+                fencing_token=self.steps.fencing_token,
+            )
+            return effect.state, fresh
+
+        state, fresh = await self.steps.transaction(begin)
+        ledger = [_effect_event(subtask.subtask_id, key, state)]
+        if state == effects.EffectState.SUCCEEDED:
+            return ActionClearance(False, done_before=True, events=tuple(ledger))
+        if not fresh:
+            message = (
+                f"This exact {node.operation} ({request.planned.describe()}) was started earlier in this run and may "
+                "have reached the portal; check the portal, then mark the step done or retry it."
+            )
+            return ActionClearance(False, "effect_uncertain", message, events=tuple(ledger), needs_human=True)
+        approval = None
+        if decision.decision is Decision.REQUIRE_APPROVAL:
+            coded = zip(decision.reason_codes, decision.reasons, strict=False)
+            approval = [f"{code}: {reason}" for code, reason in coded]
+        if risk.requires_approval or approval:
+            gate = self.steps.gate
+            if gate is None:
+                await self.settle_key(key, effects.EffectState.NOT_DONE, "no approval gate")
+                message = "This action needs an approval, and this run has no approval gate; run it through the server."
+                return ActionClearance(False, "approval_unavailable", message, events=tuple(ledger))
+            verdict = await gate.check(
+                self.steps.identity,
+                self.steps.fencing_token,
+                subtask,
+                None,
+                None,
+                risk=risk,
+                policy_approval=approval,
+                action=bound,
+            )
+            ledger.extend(verdict.events)
+            if not verdict.proceed:
+                await self.settle_key(key, effects.EffectState.NOT_DONE, verdict.reason)
+                ledger.append(_effect_event(subtask.subtask_id, key, effects.EffectState.NOT_DONE))
+                return ActionClearance(False, "approval_not_given", verdict.reason, events=tuple(ledger))
+        try:
+            await self.check_fence()
+            token = self.policy.agent_token(node, host)
+            await self.policy.spend_agent_token(token, node, host)
+        except (TokenRejected, CapabilityDenied) as exc:
+            await self.settle_key(key, effects.EffectState.NOT_DONE, exc.message)
+            ledger.append(_effect_event(subtask.subtask_id, key, effects.EffectState.NOT_DONE))
+            return ActionClearance(False, exc.code, exc.message, events=tuple(ledger))
+        return ActionClearance(True, events=tuple(ledger), ticket=_Ticket(key, subtask.subtask_id))
+
+    async def settle(
+        self, clearance: ActionClearance, *, ok: bool, may_have_acted: bool, detail: str
+    ) -> list[NewEvent]:
+        ticket = clearance.ticket
+        if not isinstance(ticket, _Ticket):
+            return []
+        if ok:
+            state = effects.EffectState.SUCCEEDED
+        else:
+            state = effects.EffectState.UNCERTAIN if may_have_acted else effects.EffectState.NOT_DONE
+        await self.settle_key(ticket.key, state, detail)
+        return [_effect_event(ticket.subtask_id, ticket.key, state)]
+
+    async def settle_key(self, key: effects.EffectKey, state: effects.EffectState, detail: str) -> None:
+        identity, token = self.steps.identity, self.steps.fencing_token
+
+        async def settle(session: AsyncSession) -> None:
+            await effects.settle(session, key, state, run_id=identity.run_id, fencing_token=token, detail=detail)
+
+        await self.steps.transaction(settle)
+
+    async def check_fence(self) -> None:
+        """A worker that waited for an approval and was replaced meanwhile must not click."""
+        identity, token = self.steps.identity, self.steps.fencing_token
+
+        async def check(session: AsyncSession) -> None:
+            check_fence(await RunRepository(session).get(identity.run_id), token)
+
+        await self.steps.transaction(check)
+
+
+def _manifest_refusal(manifest: CapabilityManifest, node: NodeCall, host: str) -> str:
+    try:
+        manifest.check(node.operation, host or None, node.arguments)
+    except CapabilityDenied as exc:
+        dropped = [
+            f"{item.reason_code}: {item.reason}" for item in manifest.dropped if item.operation == node.operation
+        ]
+        return " ".join([exc.message, *(f"(compiler: {text})" for text in dropped)])
+    return ""
+
+
+def _effect_event(subtask_id: str, key: effects.EffectKey, state: str) -> NewEvent:
+    return NewEvent(EventType.EFFECT, {"subtask_id": subtask_id, "key": key.value, "state": state, "source": "llm"})
+
+
+def _proposed_event(subtask: SubTask, bound: dict[str, Any], decision: PolicyDecision) -> NewEvent:
+    """The LLM's proposed action as the policy decided it (values typed before it included, secrets by name)."""
+    return NewEvent(
+        EventType.POLICY_DECISION,
+        {"kind": "llm_action", "subtask_id": subtask.subtask_id, "action": bound, "decision": decision.decision.value},
+    )
