@@ -4,6 +4,11 @@ Maker-checker lives in the database too: a decision row carries the request's ``
 composite foreign key makes sure it is the request's own value) and a CHECK refuses a row whose approver is
 the requester. ``requested_by`` is ``''`` when the run has no owning user (a schedule, the platform), so
 the foreign key always applies. Each approver counts once: (approval_id, approver_user_id) is unique.
+
+A request is unique per (run, subtask, payload hash, attempt). ``attempt`` is 0 for the first request of a
+step and grows by one each time a person answers the step's NEEDS_HUMAN with "retry", so a retried step asks
+afresh instead of finding the earlier REJECTED or TIMEOUT request (while a resumed worker still finds the
+request of the attempt it was waiting on).
 """
 
 from __future__ import annotations
@@ -53,7 +58,9 @@ class ApprovalRequest(DepartmentScoped, TimestampMixin, Base):
 
     __tablename__ = "approval_requests"
     __table_args__ = (
-        UniqueConstraint("org_id", "run_id", "subtask_id", "payload_hash"),
+        UniqueConstraint(
+            "org_id", "run_id", "subtask_id", "payload_hash", "attempt", name="uq_approval_requests_action_attempt"
+        ),
         UniqueConstraint("org_id", "id"),
         UniqueConstraint("id", "requested_by"),
         CheckConstraint("status IN ('PENDING', 'APPROVED', 'REJECTED', 'TIMEOUT', 'CANCELLED')", name="status"),
@@ -61,6 +68,7 @@ class ApprovalRequest(DepartmentScoped, TimestampMixin, Base):
         CheckConstraint("required_approvals >= 1", name="required_approvals"),
         CheckConstraint("approvals >= 0 AND approvals <= required_approvals", name="approvals"),
         CheckConstraint("(status = 'PENDING') = (decided_at IS NULL)", name="decided_at"),
+        CheckConstraint("attempt >= 0", name="attempt"),
         Index("ix_approval_requests_status_expires_at", "status", "expires_at"),
     )
 
@@ -70,6 +78,7 @@ class ApprovalRequest(DepartmentScoped, TimestampMixin, Base):
     action: Mapped[dict[str, Any]] = mapped_column(JSON, nullable=False)
     action_summary: Mapped[str] = mapped_column(String(300), nullable=False)
     payload_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    attempt: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     risk_level: Mapped[str] = mapped_column(String(10), nullable=False)
     risk_reasons: Mapped[list[str]] = mapped_column(JSON, nullable=False)
     evidence_bucket: Mapped[str | None] = mapped_column(String(63))

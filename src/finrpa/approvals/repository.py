@@ -31,11 +31,11 @@ class ApprovalRepository:
         return postgresql.insert if self.session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
     async def insert_request(self, values: dict[str, Any]) -> str | None:
-        """Insert a request; None when one with the same (org, run, subtask, payload hash) exists."""
+        """Insert a request; None when one with the same (org, run, subtask, payload hash, attempt) exists."""
         statement = (
             self._insert()(ApprovalRequest)
             .values(**values)
-            .on_conflict_do_nothing(index_elements=["org_id", "run_id", "subtask_id", "payload_hash"])
+            .on_conflict_do_nothing(index_elements=["org_id", "run_id", "subtask_id", "payload_hash", "attempt"])
             .returning(ApprovalRequest.id)
         )
         return (await self.session.execute(statement)).scalar_one_or_none()
@@ -44,11 +44,12 @@ class ApprovalRepository:
         statement = select(ApprovalRequest).where(ApprovalRequest.id == approval_id)
         return (await self.session.execute(statement.execution_options(populate_existing=True))).scalar_one_or_none()
 
-    async def by_payload(self, run_id: str, subtask_id: str, digest: str) -> ApprovalRequest | None:
+    async def by_payload(self, run_id: str, subtask_id: str, digest: str, attempt: int) -> ApprovalRequest | None:
         statement = select(ApprovalRequest).where(
             ApprovalRequest.run_id == run_id,
             ApprovalRequest.subtask_id == subtask_id,
             ApprovalRequest.payload_hash == digest,
+            ApprovalRequest.attempt == attempt,
         )
         return (await self.session.execute(statement)).scalar_one_or_none()
 

@@ -77,6 +77,7 @@ class Approval(BaseModel):
     action: dict[str, object] = Field(description="The proposed action, sanitized.")
     action_summary: str
     payload_hash: str
+    attempt: int = Field(0, description="0 for a step's first request; one more each time a person retried it.")
     risk: RiskSummary
     evidence: Evidence | None
     requested_by: str | None
@@ -106,6 +107,7 @@ class Approval(BaseModel):
             action=dict(row.action),
             action_summary=row.action_summary,
             payload_hash=row.payload_hash,
+            attempt=row.attempt,
             risk=RiskSummary(level=RiskLevel(row.risk_level), reasons=list(row.risk_reasons)),
             evidence=evidence,
             requested_by=None if row.requested_by == NO_REQUESTER else row.requested_by,

@@ -100,28 +100,33 @@ class ApprovalService:
         bl_id: str | None,
         org_id: str,
         evidence: StoredObject | None = None,
+        *,
+        attempt: int = 0,
     ) -> Approval:
-        """Ask approvers to decide ``action``; idempotent per (run, subtask, payload hash).
+        """Ask approvers to decide ``action``; idempotent per (run, subtask, payload hash, attempt).
 
-        Asking again for the same action (e.g. after a crash) returns the existing request whatever its
-        status, so a decision made meanwhile is honoured. Asking for a different action of the same subtask
-        cancels the older pending request: approvers never approve an action that is no longer proposed.
+        Asking again for the same action in the same attempt (e.g. after a crash) returns the existing request
+        whatever its status, so a decision made meanwhile is honoured. A later ``attempt`` (the step was retried
+        by a person after a rejection or a timeout) is a new request. Asking for a different action of the same
+        subtask cancels the older pending request: approvers never approve an action that is no longer proposed.
         """
         _check_ids(run_id, subtask_id, requested_by)
+        _check_attempt(attempt)
         summary = RiskSummary.of(risk)
         digest = payload_hash(action)
-        existing = await self.repo.by_payload(run_id, subtask_id, digest)
+        existing = await self.repo.by_payload(run_id, subtask_id, digest, attempt)
         if existing is not None:
             return await self._view(existing)
         masked = sanitized_action(action)
         values = _request_values(masked, summary, self.settings, self._clock())
         values.update(
             id=new_id(), org_id=org_id, dept_id=dept_id, bl_id=bl_id, run_id=run_id, subtask_id=subtask_id,
-            payload_hash=digest, requested_by=requested_by or NO_REQUESTER, **_evidence_columns(evidence),
+            payload_hash=digest, attempt=attempt, requested_by=requested_by or NO_REQUESTER,
+            **_evidence_columns(evidence),
         )  # fmt: skip
         approval_id = await self.repo.insert_request(values)
         if approval_id is None:  # another worker asked for the same action at the same moment
-            return await self._view(await self._by_payload(run_id, subtask_id, digest))
+            return await self._view(await self._by_payload(run_id, subtask_id, digest, attempt))
         await self.cancel_pending(run_id, "the proposed action changed", subtask_id=subtask_id, keep=approval_id)
         approval = await self.get(approval_id)
         await self.audit.append(self.session, _requested_entry(approval, evidence))
@@ -322,8 +327,8 @@ class ApprovalService:
             raise NotFoundError(f"No approval {approval_id!r}; `finrpa approvals list` shows the open ones.")
         return row
 
-    async def _by_payload(self, run_id: str, subtask_id: str, digest: str) -> ApprovalRequest:
-        row = await self.repo.by_payload(run_id, subtask_id, digest)
+    async def _by_payload(self, run_id: str, subtask_id: str, digest: str, attempt: int) -> ApprovalRequest:
+        row = await self.repo.by_payload(run_id, subtask_id, digest, attempt)
         if row is None:  # pragma: no cover - the conflicting row is committed before ON CONFLICT gives way
             raise ConflictError("The approval request was being created concurrently; ask again.", retryable=True)
         return row
@@ -363,6 +368,13 @@ def _check_ids(run_id: str, subtask_id: str, requested_by: str | None) -> None:
         )
     if requested_by is not None and len(requested_by) > 64:
         raise InvalidApprovalRequestError("requested_by is a user id of at most 64 characters.")
+
+
+def _check_attempt(attempt: int) -> None:
+    if attempt < 0:
+        raise InvalidApprovalRequestError(
+            f"An approval attempt is 0 for a step's first request and grows with each retry; got {attempt}."
+        )
 
 
 def _check_open(approval: Approval, now: datetime, shown_hash: str | None) -> None:
