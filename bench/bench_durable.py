@@ -200,7 +200,8 @@ async def failover(backend: str, folder: Path) -> list[float]:
                 demo = await seed_demo_org(app)
                 client = RunQueueClient(settings)
                 env = dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url)
-                pool = WorkerPool(env, prefix="f", heartbeat_s=None, dead_after_s=None)  # worker defaults
+                # the worker's default heartbeat and dead-after
+                pool = WorkerPool(env, prefix="f", log_dir=data / "workers", heartbeat_s=None, dead_after_s=None)
                 stop = asyncio.Event()
                 approver = asyncio.create_task(approve_when_asked(app, demo.org_id, "approver", stop))
                 chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)

@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -85,6 +86,7 @@ class WorkerPool:
 
     worker_env: dict[str, str]
     prefix: str
+    log_dir: Path
     heartbeat_s: float | None = HEARTBEAT_S  # None: the worker's defaults
     dead_after_s: float | None = DEAD_AFTER_S
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
@@ -98,10 +100,14 @@ class WorkerPool:
             command += ["--heartbeat", str(self.heartbeat_s)]
         if self.dead_after_s is not None:
             command += ["--dead-after", str(self.dead_after_s)]
-        self.processes[worker_id] = subprocess.Popen(
-            command, env=self.worker_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        with (self.log_dir / f"{worker_id}.log").open("wb") as log:
+            self.processes[worker_id] = subprocess.Popen(command, env=self.worker_env, stdout=log, stderr=log)
         return worker_id
+
+    def listening(self, worker_id: str) -> bool:
+        """The worker said it listens on the browser queue (DBOS launched)."""
+        return b"listening on the browser queue" in (self.log_dir / f"{worker_id}.log").read_bytes()
 
     def fill(self, size: int = 2) -> None:
         while len(self.alive()) < size:
@@ -129,9 +135,8 @@ class WorkerPool:
 
 
 async def wait_until_listening(app: App, pool: WorkerPool, size: int = 2, timeout_s: float = 300) -> None:
-    """Keep ``size`` workers in the pool and wait until they listen. Workers register, launch DBOS, then beat:
-    one that has beaten since it registered is listening. One that died meanwhile (declared dead by the others
-    on a loaded machine, it stops) is replaced."""
+    """Keep ``size`` workers in the pool and wait until they listen (alive, and DBOS launched). One that died
+    meanwhile (declared dead by the others on a loaded machine, it stops) is replaced."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         pool.fill(size)
@@ -139,7 +144,7 @@ async def wait_until_listening(app: App, pool: WorkerPool, size: int = 2, timeou
         with system_context("chaos: workers"):
             async with unit_of_work(app.database.sessions) as session:
                 rows = (await session.execute(select(Worker).where(Worker.id.in_(ids)))).scalars()
-                listening = [row.id for row in rows if row.status == "alive" and row.heartbeat_at > row.started_at]
+                listening = [row.id for row in rows if row.status == "alive" and pool.listening(row.id)]
         if len(listening) >= size:
             return
         await asyncio.sleep(0.2)

@@ -71,7 +71,8 @@ async def chaos(
             from finrpa.runs.durable import RunQueueClient
 
             client = RunQueueClient(settings)
-            pool = WorkerPool(dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url), prefix="w")
+            worker_env = dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url)
+            pool = WorkerPool(worker_env, prefix="w", log_dir=tmp_path / "workers")
             stop = asyncio.Event()
             approver = asyncio.create_task(approve_when_asked(app, demo.org_id, "approver", stop))  # payments need one
             chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)

@@ -51,10 +51,12 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
+        # Beat from registration on: starting DBOS can take longer than dead_after on a loaded machine, and a
+        # worker declared dead while it starts would stop before taking any run.
+        tasks = [asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s))]
         await engine.launch(listen=True)
         typer.echo(f"worker {worker_id}: {engine.browser_slots} browser slots, listening on the browser queue")
-        tasks = [
-            asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s)),
+        tasks += [
             asyncio.create_task(
                 workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s, worker_id)
             ),

@@ -129,7 +129,8 @@ async def chaos(
         async with open_app(settings, auto_migrate=True) as app:
             demo = await seed_demo_org(app)
             client = RunQueueClient(settings)
-            pool = WorkerPool(dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url), prefix="p")
+            worker_env = dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url)
+            pool = WorkerPool(worker_env, prefix="p", log_dir=tmp_path / "workers")
             try:
                 await wait_until_listening(app, pool)
                 yield Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
