@@ -205,17 +205,6 @@ def start_statement_run(stack: Stack, account_number: str = DEMO_ACCOUNT) -> str
     return start_run(stack, "bank_statement_download", parameters)
 
 
-def decide_approval(stack: Stack, approval_id: str, username: str, comment: str) -> str:
-    """Approve through `finrpa approvals decide` (the API has no approval routes yet); returns its output."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("FINRPA_")}
-    env.update({"FINRPA_ENV": "development", "FINRPA_DATA_DIR": str(stack.data_dir)})
-    command = [sys.executable, "-m", "finrpa.cli", "approvals", "decide", approval_id, "--approve"]
-    command += ["--user", username, "--org", stack.org_slug, "--comment", comment]
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return result.stdout
-
-
 def wait_for_status(stack: Stack, task_id: str, wanted: set[str]) -> str:
     """Poll the task until it reaches one of ``wanted`` (or any final status); returns that status."""
     headers = operator_headers(stack)

@@ -1,7 +1,9 @@
 """The dashboard in real headless Chromium against `finrpa serve`: an operator signs in (zh-CN), starts
 bank_statement_download from its generated form, watches it complete live and opens the before/after
-screenshots; an auditor verifies the chain and downloads the evidence export; an admin stores a credential
-through the write-only form and switches the interface to English, which survives a reload."""
+screenshots; an approver approves a payment in the approvals inbox (its requester may not) and the run pays
+once; an auditor verifies the chain and downloads the evidence export; an admin stores a credential through
+the write-only form, manages the organisation's policies and switches the interface to English, which
+survives a reload."""
 
 from __future__ import annotations
 
@@ -21,7 +23,6 @@ from tests.e2e.web.conftest import (
     ContextFactory,
     Screenshots,
     Stack,
-    decide_approval,
     sign_in,
     start_run,
     start_statement_run,
@@ -151,25 +152,40 @@ def test_a_payment_waits_for_approval_and_completes_once_approved(
     task_id = start_run(stack, "bank_payment_submission", parameters)
     assert wait_for_status(stack, task_id, {"WAITING_APPROVAL"}) == "WAITING_APPROVAL"
 
+    requester = new_context("zh-CN").new_page()
+    sign_in(requester, stack, "operator")  # the requester sees the request but may not decide it (maker-checker)
+    requester.get_by_role("menuitem", name="审批").click()
+    requester.get_by_test_id("approvals-filter").get_by_text("审批中").click()
+    requester.get_by_test_id("approval-link").first.click()
+    expect(requester.get_by_test_id("approval-cannot-decide")).to_contain_text("须由其他审批人审批")
+    expect(requester.get_by_test_id("approval-decide")).to_have_count(0)
+
     page = new_context("zh-CN").new_page()
     sign_in(page, stack, "approver")
     page.get_by_role("menuitem", name="审批").click()
-    expect(page.get_by_test_id("approvals-unavailable")).to_contain_text("finrpa approvals decide")
-    expect(page.get_by_role("link", name="对公付款提交")).to_be_visible()
+    expect(page.get_by_test_id("approval-link")).to_have_count(1)  # the approver's queue: this payment only
+    page.get_by_test_id("approval-link").click()
+    detail = page.get_by_test_id("approval-detail")
+    expect(detail.get_by_test_id("approval-risk")).to_have_text("高风险")
+    expect(detail.get_by_test_id("approval-reasons")).to_contain_text("money movement")  # the detector's reasons
+    expect(detail.get_by_test_id("approval-progress")).to_contain_text("0/1")
+    expect(detail.get_by_test_id("approval-action")).to_contain_text("12345.60")
+    evidence = detail.get_by_test_id("approval-evidence").locator("img")
+    expect(evidence).to_be_visible()
+    page.wait_for_function("image => image.complete && image.naturalWidth > 0", arg=evidence.element_handle())
     expect(page.locator(".ant-spin-spinning")).to_have_count(0)
     screenshots.save(page, "approvals")
-    page.get_by_role("link", name="对公付款提交").click()
-    wait = page.get_by_test_id("approval-wait")
-    expect(wait).to_contain_text("高风险")
-    expect(wait).to_contain_text("需要 1 位审批人批准")
-    expect(wait).to_contain_text("money movement")  # the risk detector's reasons, in front of the approver
-    screenshots.save(page, "approval-waiting")
-    href = wait.get_by_role("link").first.get_attribute("href") or ""
-    approval_id = href.rsplit("/", 1)[-1]
-    assert re.fullmatch(r"[0-9a-f]{16,}", approval_id), href
     assert payments_for(stack, reference) == [], "nothing is paid before the approval"
 
-    decide_approval(stack, approval_id, "approver", "核对发票无误")
+    detail.get_by_role("textbox", name="审批意见").fill("核对发票无误")
+    detail.get_by_test_id("approve").click()
+    expect(detail.get_by_test_id("approval-status")).to_have_attribute("data-status", "APPROVED")
+    expect(detail.get_by_test_id("approval-progress")).to_contain_text("1/1")
+    expect(detail.get_by_test_id("approval-progress")).to_contain_text("赵复核 已批准 — “核对发票无误”")
+    expect(page.get_by_test_id("approval-link")).to_have_count(0)  # decided: gone from the queue
+    screenshots.save(page, "approvals-decided")
+
+    detail.get_by_role("link", name="查看任务").click()
     expect(page.get_by_test_id("task-status").locator("[data-status=COMPLETED]")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.get_by_test_id("action-timeline")).to_contain_text("APPROVAL_DECISION")
     assert len(payments_for(stack, reference)) == 1, "the approved payment is made exactly once"
@@ -260,3 +276,39 @@ def test_admin_stores_a_credential_write_only_and_switches_to_english(
     expect(page.get_by_text("Sign in to FinRPA")).to_be_visible()
     page.reload()
     expect(page.get_by_text("Sign in to FinRPA")).to_be_visible()  # signing out ended the refresh session too
+
+
+def test_admin_adds_a_policy_sees_the_validators_message_and_disables_it(
+    stack: Stack, new_context: ContextFactory, screenshots: Screenshots
+) -> None:
+    page = new_context("zh-CN").new_page()
+    sign_in(page, stack, "admin")
+    page.get_by_role("menuitem", name="系统管理").click()
+    page.get_by_role("tab", name="策略").click()
+    page.locator(".ant-collapse-header").filter(has_text="系统默认策略").click()
+    expect(page.get_by_text("approval.high_risk", exact=True)).to_be_visible()  # the shipped default set, read-only
+
+    page.get_by_label("名称").fill("超大额付款禁止")
+    text = page.get_by_label("Cedar 策略文本")
+    text.fill('@id("org.huge_payments") @reason("超大额付款须在柜台办理。") forbid (principal, action, resource)\n'
+              "when { context.amount > 100000000 };")  # fmt: skip
+    page.get_by_test_id("add-policy").click()
+    error = page.get_by_test_id("policy-error")
+    expect(error).to_contain_text("策略未通过校验")
+    expect(error).to_contain_text("does not validate against the FinRPA schema")  # the validator's own words
+    expect(page.get_by_test_id("policies-table")).not_to_contain_text("超大额付款禁止")
+
+    text.fill('@id("org.huge_payments") @reason("超大额付款须在柜台办理。")\n'
+              'forbid (principal, action == Action::"payment.submit", resource)\n'
+              "when { context.amount_cny > 100000000 };")  # fmt: skip
+    page.get_by_test_id("add-policy").click()
+    expect(page.get_by_text("已添加策略“超大额付款禁止”（1 条规则），立即生效。")).to_be_visible()
+    row = page.get_by_test_id("policies-table").get_by_role("row").filter(has_text="超大额付款禁止")
+    expect(row).to_contain_text("org.huge_payments")
+    expect(row).to_contain_text("生效中")
+    screenshots.save(page, "admin-policies")
+
+    row.get_by_test_id("disable-policy").click()
+    page.get_by_role("button", name="确 定").or_(page.get_by_role("button", name="OK")).click()
+    expect(row).to_contain_text("已停用")
+    expect(row.get_by_test_id("disable-policy")).to_have_count(0)

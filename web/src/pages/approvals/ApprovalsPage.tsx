@@ -48,7 +48,9 @@ import {
   decisionBody,
   formatTimeLeft,
   inboxQuery,
+  actionValueText,
   riskColor,
+  shortSummary,
   timeLeftMs,
   type InboxFilter,
   type Verdict,
@@ -146,31 +148,31 @@ function InboxTable({
       title: t("approvals.col.action"),
       dataIndex: "action_summary",
       render: (summary: string, item) => (
-        <Link to={`/approvals/${item.id}`} data-testid="approval-link">
-          {summary}
+        <Link to={`/approvals/${item.id}`} data-testid="approval-link" title={summary}>
+          {shortSummary(summary, 48)}
         </Link>
       ),
     },
     {
       title: t("approvals.col.risk"),
       dataIndex: "risk_level",
-      width: 110,
+      width: 90,
       render: (level: string) => <Tag color={riskColor(level)}>{t(`risk.${level}` as MessageKey)}</Tag>,
     },
     {
       title: t("approvals.col.progress"),
-      width: 110,
+      width: 90,
       render: (_: unknown, item) => <Typography.Text>{approvalProgress(item).label}</Typography.Text>,
     },
     {
       title: t("tasks.col.department"),
       dataIndex: "dept_id",
-      width: 120,
+      width: 100,
       render: (id: string | null) => departments.find((d) => d.id === id)?.name ?? id ?? "—",
     },
     {
       title: filter === "mine" || filter === "PENDING" ? t("approvals.col.timeLeft") : t("approvals.col.status"),
-      width: 140,
+      width: 120,
       render: (_: unknown, item) =>
         item.status === "PENDING" ? (
           formatTimeLeft(timeLeftMs(item.expires_at), locale) || t("approvals.expired")
@@ -211,7 +213,7 @@ function ApprovalPanel({ approvalId, onDecided }: { approvalId: string; onDecide
   if (!detail) return <Skeleton active />;
   return (
     <Card
-      title={detail.action_summary}
+      title={<span title={detail.action_summary}>{shortSummary(detail.action_summary, 80)}</span>}
       data-testid="approval-detail"
       extra={<Link to={`/tasks/${detail.run_id}`}>{t("approvals.openRun")}</Link>}
     >
@@ -265,7 +267,11 @@ function ApprovalFacts({ detail }: { detail: ApprovalDetail }) {
       <Descriptions size="small" column={1} bordered style={{ marginBottom: 12 }} data-testid="approval-action">
         {Object.entries(detail.action).map(([key, value]) => (
           <Descriptions.Item key={key} label={key}>
-            {typeof value === "string" ? value : JSON.stringify(value)}
+            {typeof value === "string" ? (
+              value
+            ) : (
+              <pre style={{ margin: 0, fontSize: 12, whiteSpace: "pre-wrap", wordBreak: "break-all" }}>{actionValueText(value)}</pre>
+            )}
           </Descriptions.Item>
         ))}
       </Descriptions>

@@ -6,6 +6,8 @@ import {
   formatTimeLeft,
   inboxQuery,
   riskColor,
+  shortSummary,
+  actionValueText,
   timeLeftMs,
   type ApprovalLike,
 } from "./approvalView";
@@ -74,5 +76,12 @@ describe("approval view", () => {
   it("asks for my queue without a status and for history with one", () => {
     expect(inboxQuery("mine", null)).toEqual({ limit: 50 });
     expect(inboxQuery("APPROVED", "c1", 20)).toEqual({ status: "APPROVED", cursor: "c1", limit: 20 });
+  });
+
+  it("shortens a long summary to one line and shows values as the approver reads them", () => {
+    expect(shortSummary("付款  给\n杭州")).toBe("付款 给 杭州");
+    expect(shortSummary("x".repeat(100), 10)).toBe("xxxxxxxxx…");
+    expect(actionValueText("12345.60")).toBe("12345.60");
+    expect(actionValueText({ amount: "1" })).toBe('{\n  "amount": "1"\n}');
   });
 });

@@ -110,3 +110,14 @@ export type InboxFilter = (typeof INBOX_FILTERS)[number];
 export function inboxQuery(filter: InboxFilter, cursor: string | null, limit = 50): { status?: Exclude<InboxFilter, "mine">; cursor?: string; limit: number } {
   return { ...(filter === "mine" ? {} : { status: filter }), ...(cursor ? { cursor } : {}), limit };
 }
+
+/** A one-line label for a proposed action's summary: whitespace collapsed, cut at `max` characters with "…". */
+export function shortSummary(summary: string, max = 60): string {
+  const line = summary.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+}
+
+/** An action value as shown to the approver: text as is, anything else as indented JSON. */
+export function actionValueText(value: unknown): string {
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
+}
