@@ -12,6 +12,7 @@ around each anchor are parsed, so a 50 KB page full of dates and account numbers
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -149,7 +150,14 @@ def find_amounts(
     text: str, codes: tuple[str, ...], *, assume_money: bool = False, default_currency: str = "CNY"
 ) -> list[AmountMention]:
     """Every sum of money in ``text``. With ``assume_money`` a bare number counts (a field named 金额)."""
-    text = normalize_digits(text)
+    found = _scan(normalize_digits(text), codes, assume_money=assume_money, default_currency=default_currency)
+    return [found[start] for start in sorted(found)]
+
+
+def _scan(
+    text: str, codes: tuple[str, ...], *, assume_money: bool = False, default_currency: str = "CNY"
+) -> dict[int, AmountMention]:
+    """The amounts of a (normalised) text keyed by where their number starts."""
     scan = _Scan(text, _same_length_lower(text), codes)
     for end, (kind, word) in _anchors(codes).iter(scan.lowered):
         start = end - len(word) + 1
@@ -162,7 +170,7 @@ def find_amounts(
         for match in _BARE.finditer(text):
             value = _arabic_value(match["num"], match["scale"])
             scan.add(match.start("num"), match.span(), value, default_currency)
-    return [scan.found[start] for start in sorted(scan.found)]
+    return scan.found
 
 
 def _same_length_lower(text: str) -> str:
@@ -270,3 +278,208 @@ def _first_number(values: dict[str, str], names: tuple[str, ...]) -> Decimal | N
                 scale = cleaned[match.end() :].strip()[:1]
                 return _arabic_value(match.group(), scale if scale in ("万", "亿", "千") else None)
     return None
+
+
+# --- The largest amount of a long text, in bulk -------------------------------------------------------------
+#
+# A confirm step on a 50 KB statement page needs one amount of the ~1,000 there: the largest (in CNY). Parsing
+# each with the code above costs microseconds of Python apiece. Here two regex passes (C) find every Arabic
+# amount beside a currency (number-then-currency on the reversed text, currency-then-number on the text), and
+# the values are computed column-wise with C-level builtins (join, split, map(float)); only the winner is then
+# parsed again, exactly, by :func:`find_amounts` on the few characters around it. Whatever the passes do not
+# model — money labels (which make an amount "labelled" and preferred), Chinese numerals before a currency,
+# characters whose lower case is ASCII — sends the text to the exact scan, so the answer is always the one
+# ``max`` over :func:`find_amounts` gives.
+
+PriceFn = Callable[[Decimal, str], "Decimal | None"]
+_NOT_MODELLED = re.compile("[\u0130\u212a]")  # İ and the Kelvin sign lower-case to ASCII
+_REL_TOLERANCE = 1e-9  # float values this close to the maximum are compared again as Decimals
+_CONTEXT = 40  # characters either side of a winner parsed again exactly
+
+
+@dataclass(frozen=True)
+class _BulkPatterns:
+    suffixed: re.Pattern[str]  # on the reversed text
+    prefixed: re.Pattern[str]
+    rates_by_marker: dict[str, str]  # marker (lower case, as matched, reversed for suffixed) -> ISO code
+    prefix_markers: frozenset[str]
+
+
+def _alternation(words: list[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(set(words), key=lambda word: (-len(word), word)))
+
+
+@lru_cache(maxsize=16)
+def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
+    markers = [*_CURRENCY_WORDS, *(code.lower() for code in codes)]
+    prefix = [marker for marker in markers if marker not in _SUFFIX_ONLY]
+    cn_chars = re.escape(CHINESE_NUMERAL_CHARS)
+    reversed_scale = _REVERSED_SUFFIXED.pattern.split("(?P<scale>", 1)[1].split(")?", 1)[0]
+    suffixed = re.compile(
+        rf"(?P<label>{_alternation([label[::-1] for label in _LABEL_WORDS])})"
+        rf"|(?P<marker>{_alternation([marker[::-1] for marker in markers])})"
+        rf"(?:\s?(?:(?P<scale>{reversed_scale}))?\s?(?P<num>[0-9][0-9,.]*+)"
+        rf"(?=(?P<bad>[-/:])?)(?=(?P<prefixed>\s?(?:{_alternation([marker[::-1] for marker in prefix])}))?)"
+        rf"|(?=(?P<cn>[{cn_chars}])))?",
+        _FLAGS,
+    )
+    prefixed = re.compile(rf"(?P<marker>{_alternation(prefix)}){_AFTER_PREFIX.pattern}", _FLAGS)
+    by_marker = {marker[::-1]: _currency(marker, codes) or "CNY" for marker in markers}
+    by_marker |= {marker: _currency(marker, codes) or "CNY" for marker in prefix}
+    return _BulkPatterns(suffixed, prefixed, by_marker, frozenset(prefix))
+
+
+_SCALE_FACTORS = {name: float(factor) for name, factor in _SCALES.items()} | {"": 1.0}
+_REVERSED_SCALE_FACTORS = {name[::-1]: factor for name, factor in _SCALE_FACTORS.items()}
+_JOINED_NUMBERS = re.compile(rf"(?:{_NUMBER_ONLY.pattern}\x00)*{_NUMBER_ONLY.pattern}".replace("?P<num>", ""))
+
+
+def largest_amount(text: str, codes: tuple[str, ...], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+    """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
+    the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out."""
+    text = normalize_digits(text)
+    if text and _NOT_MODELLED.search(text) is None:
+        fast = _largest_in_bulk(text, codes, to_cny)
+        if fast is not None:
+            return fast[0]
+    return _largest_of(find_amounts(text, codes), to_cny)
+
+
+def _largest_of(mentions: list[AmountMention], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+    priced = [(mention, cny) for mention in mentions if (cny := to_cny(mention.value, mention.currency)) is not None]
+    labelled = [pair for pair in priced if pair[0].labelled]
+    return max(labelled or priced, key=lambda pair: pair[1], default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    order: int  # index among the matches of its pass
+    reversed_pass: bool
+    value: float
+
+
+def _largest_in_bulk(
+    text: str, codes: tuple[str, ...], to_cny: PriceFn
+) -> tuple[tuple[AmountMention, Decimal] | None] | None:
+    """``(answer,)``, or None when the text holds something only the exact scan reads."""
+    patterns = _bulk_patterns(codes)
+    rates = _rates(patterns, to_cny)
+    backwards = text[::-1]
+    found = patterns.suffixed.findall(backwards)
+    candidates: list[_Candidate] = []
+    if found:
+        labels, markers, scales, numbers, bad, prefixed, chinese = zip(*found, strict=True)
+        if any(labels) or any(chinese):
+            return None
+        keep = list(map(bool, numbers))
+        if any(bad) or any(prefixed):
+            keep = [k and not b and not p for k, b, p in zip(keep, bad, prefixed, strict=True)]
+        values = _values(numbers, scales, markers, keep, rates, _REVERSED_SCALE_FACTORS, reverse=True)
+        if values is None:
+            return None
+        candidates += _near_maximum(values, reversed_pass=True)
+        present = set(markers)
+        needs_prefix_pass = any(marker.lower()[::-1] in patterns.prefix_markers for marker in present)
+    else:
+        needs_prefix_pass = False
+    if needs_prefix_pass:
+        found_after = patterns.prefixed.findall(text)
+        if found_after:
+            markers, numbers, scales = zip(*found_after, strict=True)
+            values = _values(numbers, scales, markers, None, rates, _SCALE_FACTORS, reverse=False)
+            if values is None:
+                return None
+            candidates += _near_maximum(values, reversed_pass=False)
+    if not candidates:
+        return (None,)
+    best = max(candidate.value for candidate in candidates)
+    close = [candidate for candidate in candidates if candidate.value >= best * (1 - _REL_TOLERANCE)]
+    return _exact_winner(text, backwards, codes, to_cny, patterns, close)
+
+
+def _rates(patterns: _BulkPatterns, to_cny: PriceFn) -> dict[str, float | None]:
+    rates: dict[str, float | None] = {}
+    for marker, currency in patterns.rates_by_marker.items():
+        rate = to_cny(Decimal(1), currency)
+        rates[marker] = None if rate is None else float(rate)
+    return rates
+
+
+def _values(
+    numbers: tuple[str, ...],
+    scales: tuple[str, ...],
+    markers: tuple[str, ...],
+    keep: list[bool] | None,
+    rates: dict[str, float | None],
+    scale_factors: dict[str, float],
+    *,
+    reverse: bool,
+) -> list[float] | None:
+    """The CNY value of every match as a float (``-inf`` where it is no amount), in the order the pass found
+    them (for the reversed text: from the end of the text); None when a
+    number is not written as :func:`find_amounts` reads one (the exact scan then decides)."""
+    kept_numbers = numbers if keep is None else [n if k else "0" for n, k in zip(numbers, keep, strict=True)]
+    joined = "\x00".join(kept_numbers)
+    if reverse:
+        joined = joined[::-1]
+    if _JOINED_NUMBERS.fullmatch(joined) is None:
+        return None
+    parsed = list(map(float, joined.replace(",", "").split("\x00")))
+    if reverse:
+        parsed.reverse()
+    factors = map(scale_factors.__getitem__, map(str.lower, scales)) if any(scales) else None
+    marker_rates = list(map(rates.__getitem__, map(str.lower, markers)))
+    values = parsed if factors is None else list(map(float.__mul__, parsed, factors))
+    if None in marker_rates:
+        priced = [rate is not None for rate in marker_rates]
+        keep = priced if keep is None else [a and b for a, b in zip(keep, priced, strict=True)]
+    values = list(map(float.__mul__, values, [1.0 if rate is None else rate for rate in marker_rates]))
+    if keep is not None and not all(keep):
+        values = [value if kept else float("-inf") for value, kept in zip(values, keep, strict=True)]
+    return values
+
+
+def _near_maximum(values: list[float], *, reversed_pass: bool) -> list[_Candidate]:
+    best = max(values)
+    if best == float("-inf"):
+        return []
+    floor = best * (1 - _REL_TOLERANCE)
+    return [
+        _Candidate(order, reversed_pass, value) for order, value in enumerate(values) if value >= floor
+    ]
+
+
+def _exact_winner(
+    text: str,
+    backwards: str,
+    codes: tuple[str, ...],
+    to_cny: PriceFn,
+    patterns: _BulkPatterns,
+    candidates: list[_Candidate],
+) -> tuple[tuple[AmountMention, Decimal] | None] | None:
+    """Each candidate parsed again by the exact scan in a window around it; the largest, first of equals.
+    None (use the exact scan of the whole text) if a re-parse does not confirm the value found in bulk."""
+    length = len(text)
+    spans: dict[int, tuple[int, float]] = {}  # number start -> (end of the amount, value found in bulk)
+    suffixed = {candidate.order: candidate.value for candidate in candidates if candidate.reversed_pass}
+    prefixed = {candidate.order: candidate.value for candidate in candidates if not candidate.reversed_pass}
+    if suffixed:
+        matches = list(patterns.suffixed.finditer(backwards))
+        for order, value in suffixed.items():
+            match = matches[order]
+            spans[length - match.end("num")] = (length - match.start(), value)
+    if prefixed:
+        matches = list(patterns.prefixed.finditer(text))
+        for order, value in prefixed.items():
+            spans[matches[order].start("num")] = (matches[order].end(), value)
+    best: tuple[AmountMention, Decimal] | None = None
+    for start in sorted(spans):
+        end, value = spans[start]
+        window_start = max(0, start - _CONTEXT)
+        mention = _scan(text[window_start : end + _CONTEXT], codes).get(start - window_start)
+        cny = None if mention is None else to_cny(mention.value, mention.currency)
+        if mention is None or cny is None or abs(float(cny) - value) > _REL_TOLERANCE * max(1.0, abs(value)):
+            return None
+        if best is None or cny > best[1]:
+            best = (mention, cny)
+    return (best,)

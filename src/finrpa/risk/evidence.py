@@ -1,24 +1,25 @@
 """Stage 1's first half: collect what the action's context contains (keywords, identifiers, amounts, counts).
 
 Nothing here decides a level; :mod:`finrpa.risk.rules` does. The action's own texts (target, values, page
-title) are short and read in full. The page body can be 50 KB, so it is read eagerly only for talk-down
-phrases; operations, amounts and record counts in it are read on first use, which only a confirm step (what
-does the dialog confirm?) or an export (how many records?) needs.
+title) are short and read in full. The page body can be 50 KB: one pass of :class:`PageMatcher` finds the
+talk-down phrases and the operations it names (the operations are reported only when a rule asks, which only a
+confirm step does: what does the dialog confirm?); its amounts and record counts are read on first use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cached_property
 
-from finrpa.risk.amounts import AmountMention, amounts_in_values, find_amounts, is_money_label
+from finrpa.risk.amounts import AmountMention, amounts_in_values, find_amounts, is_money_label, largest_amount
 from finrpa.risk.categories import Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.counts import counts_in_values, record_counts
 from finrpa.risk.identifiers import find_identifiers
 from finrpa.risk.levels import RiskLevel
-from finrpa.risk.library import DomainMatchers, KeywordMatcher
+from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, page_bytes
 from finrpa.risk.schemas import ActionValue, Location, RiskHit, RiskInput
 
 
@@ -43,16 +44,26 @@ class Evidence:
     injection_hits: list[RiskHit] = field(default_factory=list)
     identifier_hits: list[RiskHit] = field(default_factory=list)
     action_amounts: list[PricedAmount] = field(default_factory=list)
+    page_entries: list[KeywordEntry] = field(default_factory=list)
 
     @cached_property
     def page_hits(self) -> list[RiskHit]:
-        """Operations named in the page body (read only when a rule asks)."""
-        return _hits(self.matchers.page, self.action.page_text, Location.PAGE_TEXT)
+        """Operations named in the page body (reported only once a rule asks)."""
+        return _entry_hits((entry for entry in self.page_entries if entry.category is not Category.INJECTION),
+                           Location.PAGE_TEXT)  # fmt: skip
 
     @cached_property
     def page_amounts(self) -> list[PricedAmount]:
+        """Every amount in the page body, in order (the rules need only :attr:`deciding_page_amount`)."""
         mentions = find_amounts(self.action.page_text, tuple(self.config.fx_to_cny))
         return _in_cny(mentions, Location.PAGE_TEXT, self.config)
+
+    @cached_property
+    def deciding_page_amount(self) -> PricedAmount | None:
+        """The amount a confirm step confirms: the largest labelled one in the page body (in CNY), else the
+        largest; the first of equals. Same answer as taking it from :attr:`page_amounts`, without pricing each."""
+        found = largest_amount(self.action.page_text, tuple(self.config.fx_to_cny), self.config.to_cny)
+        return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 
     @cached_property
     def record_counts(self) -> list[int]:
@@ -86,7 +97,10 @@ def collect_evidence(action: RiskInput, matchers: DomainMatchers, config: RiskCo
         *_hits(matchers.action, joined, Location.VALUES),
         *_hits(matchers.action, action.page_title, Location.PAGE_TITLE),
     ]
-    evidence.injection_hits = _hits(matchers.injection, action.page_text, Location.PAGE_TEXT)
+    evidence.page_entries = matchers.page.find(page_bytes(action.page_text)) if action.page_text else []
+    evidence.injection_hits = _entry_hits(
+        (entry for entry in evidence.page_entries if entry.category is Category.INJECTION), Location.PAGE_TEXT
+    )
     evidence.identifier_hits = collect_identifiers(action, joined)
     evidence.action_amounts = collect_action_amounts(action, values, config)
     return evidence
@@ -106,7 +120,10 @@ def values_text(values: dict[str, str]) -> str:
 
 
 def _hits(matcher: KeywordMatcher, text: str, location: Location) -> list[RiskHit]:
-    entries = matcher.find(text)
+    return _entry_hits(matcher.find(text), location)
+
+
+def _entry_hits(entries: Iterable[KeywordEntry], location: Location) -> list[RiskHit]:
     return [
         RiskHit(category=entry.category, level=entry.level, location=location, term=entry.term) for entry in entries
     ]

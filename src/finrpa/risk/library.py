@@ -74,44 +74,32 @@ def library_entries(domain: str, config: RiskConfig) -> tuple[KeywordEntry, ...]
 class DomainMatchers:
     """The automata stage 1 uses for one domain.
 
-    ``action`` holds every keyword and reads the action's own short texts; a page body is read only for what
-    it can change: ``page`` (operations a confirm dialog may name) and ``injection`` (talk-down phrases).
+    ``action`` holds every keyword and reads the action's own short texts. ``page`` reads a page body, once,
+    for what it can change: operations a confirm dialog may name and talk-down phrases.
     """
 
     action: KeywordMatcher
-    page: KeywordMatcher
-    injection: KeywordMatcher
+    page: PageMatcher
 
     @classmethod
     def build(cls, entries: tuple[KeywordEntry, ...]) -> DomainMatchers:
         return cls(
             action=KeywordMatcher(entries),
-            page=KeywordMatcher((entry for entry in entries if entry.category in HIGH_IMPACT), cased_variants=True),
-            injection=KeywordMatcher(
-                (entry for entry in entries if entry.category is Category.INJECTION), cased_variants=True
+            page=PageMatcher(
+                entry for entry in entries if entry.category in HIGH_IMPACT or entry.category is Category.INJECTION
             ),
         )
 
 
 class KeywordMatcher:
-    """One Aho-Corasick automaton over a set of keywords; finds each distinct keyword once per text.
+    """One Aho-Corasick automaton over a set of keywords for short texts (lower-cased before matching); finds
+    each distinct keyword once per text."""
 
-    Short texts are lower-cased before matching. For long page bodies, ``cased_variants=True`` adds each
-    ASCII term as written in lower, upper, capitalised and title case instead, so a 50 KB page need not be
-    lower-cased (which costs more than the match itself); odd mixed case like "IgNoRe" is not found there.
-    """
-
-    def __init__(self, entries: Iterable[KeywordEntry], *, cased_variants: bool = False) -> None:
-        by_term: dict[str, list[KeywordEntry]] = {}
-        for entry in entries:
-            if entry.term:
-                by_term.setdefault(entry.term, []).append(entry)
-        self._lower_text = not cased_variants
+    def __init__(self, entries: Iterable[KeywordEntry]) -> None:
+        by_term = _group_by_term(entries)
         self._automaton = ahocorasick.Automaton()
         for term, group in by_term.items():
-            value = (len(term), tuple(dict.fromkeys(group)))
-            for form in _case_forms(term) if cased_variants else (term,):
-                self._automaton.add_word(form, value)
+            self._automaton.add_word(term, (len(term), group))
         self.size = len(by_term)
         if self.size:
             self._automaton.make_automaton()
@@ -120,8 +108,7 @@ class KeywordMatcher:
         """Every keyword entry present in ``text``, in order of first appearance."""
         if not self.size or not text:
             return []
-        if self._lower_text:
-            text = text.lower()
+        text = text.lower()
         seen: dict[KeywordEntry, None] = {}
         for end, (length, group) in self._automaton.iter(text):
             if group[0] in seen:
@@ -133,10 +120,52 @@ class KeywordMatcher:
         return list(seen)
 
 
-def _case_forms(term: str) -> set[str]:
-    if not term.isascii():
-        return {term}
-    return {term, term.upper(), term.capitalize(), term.title()}
+class PageMatcher:
+    """The keywords read in a page body (tens of KB), matched in one pass over its UTF-8 bytes.
+
+    pyahocorasick looks a character up among a trie node's children one by one, and a library of a thousand
+    Chinese terms gives the root node hundreds of children: every character of a page that starts no term
+    paid for all of them. Over UTF-8 (viewed as Latin-1 text, one character per byte) a Chinese character is
+    three steps through nodes with few children: the root holds a handful of lead bytes and the first
+    letters of the ASCII terms. The page is lower-cased in ASCII only (``bytes.lower``), so ASCII terms match
+    in any case; Chinese terms match as substrings, ASCII terms as whole words, as in :class:`KeywordMatcher`.
+    A UTF-8 match can only start at a character boundary, so no match is found that the text does not hold.
+    """
+
+    def __init__(self, entries: Iterable[KeywordEntry]) -> None:
+        by_term = _group_by_term(entries)
+        self._automaton = ahocorasick.Automaton()
+        for term, group in by_term.items():
+            key = page_bytes(term)
+            self._automaton.add_word(key, (len(key), group, group[0].whole_word))
+        self.size = len(by_term)
+        if self.size:
+            self._automaton.make_automaton()
+
+    def find(self, encoded: str) -> list[KeywordEntry]:
+        """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance."""
+        if not self.size or not encoded:
+            return []
+        seen: dict[int, tuple[KeywordEntry, ...]] = {}
+        for end, (length, group, whole_word) in self._automaton.iter(encoded):
+            key = id(group)
+            if key in seen or (whole_word and not _is_whole_word(encoded, end - length + 1, end)):
+                continue
+            seen[key] = group
+        return [entry for group in seen.values() for entry in group]
+
+
+def page_bytes(text: str) -> str:
+    """``text`` as UTF-8 with ASCII letters lower-cased, one character per byte: what :class:`PageMatcher` reads."""
+    return text.encode("utf-8", "surrogatepass").lower().decode("latin-1")
+
+
+def _group_by_term(entries: Iterable[KeywordEntry]) -> dict[str, tuple[KeywordEntry, ...]]:
+    by_term: dict[str, list[KeywordEntry]] = {}
+    for entry in entries:
+        if entry.term:
+            by_term.setdefault(entry.term, []).append(entry)
+    return {term: tuple(dict.fromkeys(group)) for term, group in by_term.items()}
 
 
 def _is_whole_word(text: str, start: int, end: int) -> bool:

@@ -172,10 +172,9 @@ def _deciding_amount(evidence: Evidence, confirmed: bool) -> PricedAmount | None
     """The largest amount in the action's own text; for a confirm step, else the one the page confirms."""
     if evidence.action_amounts:
         return max(evidence.action_amounts, key=lambda priced: priced.cny)
-    if not confirmed or not evidence.page_amounts:
+    if not confirmed:
         return None
-    labelled = [priced for priced in evidence.page_amounts if priced.mention.labelled]
-    return max(labelled or evidence.page_amounts, key=lambda priced: priced.cny)
+    return evidence.deciding_page_amount
 
 
 def _apply_bulk_export(evidence: Evidence, verdict: Verdict) -> None:
