@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from finrpa.audit.canonical import canonical_json
 from finrpa.audit.keys import SigningKey, signature_valid
+from finrpa.audit.merkle import MerkleAccumulator
 from finrpa.exceptions import ConflictError
 from finrpa.objectstore.layout import check_segment
 from finrpa.objectstore.port import ObjectAlreadyExistsError, ObjectStore
@@ -49,9 +50,30 @@ class Checkpoint:
     issued_at: str
     key_id: str
     format: str = CHECKPOINT_FORMAT
+    # The Merkle frontier (hex, largest subtree first; see MerkleAccumulator.frontier): what an incremental
+    # verify needs to extend this tree without re-reading its rows. Empty in checkpoints signed before it existed.
+    frontier: tuple[str, ...] = ()
 
     def payload(self) -> bytes:
-        return canonical_json(asdict(self)).encode()
+        return canonical_json(self.as_dict()).encode()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The signed fields; ``frontier`` only when present, so checkpoints signed without one still verify."""
+        fields = asdict(self)
+        fields["frontier"] = list(self.frontier)
+        if not self.frontier:
+            del fields["frontier"]
+        return fields
+
+    def resumable_tree(self) -> MerkleAccumulator | None:
+        """The tree this checkpoint signs, ready to be extended (None without a frontier or with a bad one)."""
+        if not self.frontier:
+            return None
+        try:
+            tree = MerkleAccumulator.from_frontier(self.tree_size, [bytes.fromhex(node) for node in self.frontier])
+        except ValueError:
+            return None
+        return tree if tree.root().hex() == self.root_hash else None
 
 
 @dataclass(frozen=True)
@@ -60,7 +82,7 @@ class SignedCheckpoint:
     signature: str
 
     def to_json(self) -> str:
-        return json.dumps({"checkpoint": asdict(self.checkpoint), "signature": self.signature}, indent=2) + "\n"
+        return json.dumps({"checkpoint": self.checkpoint.as_dict(), "signature": self.signature}, indent=2) + "\n"
 
     @classmethod
     def from_json(cls, text: str | bytes) -> SignedCheckpoint:
@@ -68,7 +90,7 @@ class SignedCheckpoint:
         try:
             data: Any = json.loads(text)
             body = data["checkpoint"]
-            checkpoint = Checkpoint(**body)
+            checkpoint = Checkpoint(**{**body, "frontier": tuple(body.get("frontier", ()))})
             signature = str(data["signature"])
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"This is not a FinRPA audit checkpoint ({exc}).") from exc

@@ -61,6 +61,25 @@ class MerkleAccumulator:
         stack.append((width, digest))
         self.size += 1
 
+    @classmethod
+    def from_frontier(cls, size: int, frontier: Sequence[bytes]) -> MerkleAccumulator:
+        """Continue a tree of ``size`` leaves from its frontier (see :meth:`frontier`); ValueError if they disagree.
+
+        The frontier of an RFC 6962 tree is the roots of its perfect subtrees from the left, one per set bit of
+        ``size``, largest first: everything needed to append further leaves and compute every later root.
+        """
+        widths = [1 << bit for bit in reversed(range(size.bit_length())) if size >> bit & 1]
+        if size < 0 or len(widths) != len(frontier) or any(len(node) != HASH_SIZE for node in frontier):
+            raise ValueError(f"a frontier of {len(frontier)} hashes does not describe a tree of {size} leaves")
+        accumulator = cls()
+        accumulator._stack = list(zip(widths, frontier, strict=True))
+        accumulator.size = size
+        return accumulator
+
+    def frontier(self) -> list[bytes]:
+        """The roots of the perfect subtrees that make up the tree, largest (leftmost) first."""
+        return [digest for _, digest in self._stack]
+
     def root(self) -> bytes:
         if not self._stack:
             return EMPTY_ROOT

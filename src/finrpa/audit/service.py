@@ -9,6 +9,7 @@ hash chain never forks, whatever the concurrency.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,6 +40,7 @@ from finrpa.audit.keyring import (
 from finrpa.audit.keys import SigningKey, org_value_key, raw_value_hash, raw_value_matches, signing_key
 from finrpa.audit.masking import PROFILES, STRICT, MaskingProfile
 from finrpa.audit.models import AuditRecord
+from finrpa.audit.parallel import RangeTask, caller_state, default_workers, run_ranges, split
 from finrpa.audit.repository import AuditRepository, ChainHead, RecordFilter
 from finrpa.audit.sanitizer import Sanitizer
 from finrpa.audit.schemas import AuditPage, AuditQuery, AuditRecordView, IssuedLink, decode_cursor, encode_cursor
@@ -77,7 +79,11 @@ class AuditService:
         storage_profile: MaskingProfile = STRICT,
         link_ttl_s: int = 3600,
         export_max_rows: int = 100_000,
+        verify_workers: int | None = None,
+        verify_parallel_min_rows: int = 40_000,
     ) -> None:
+        """``verify_workers``: processes that verify a long PostgreSQL chain (default: up to 4, one per core; 1
+        verifies in this process only); chains shorter than ``verify_parallel_min_rows`` are verified here."""
         self._audit_key = audit_key
         self.objects = objects
         self.checkpoints = checkpoints
@@ -85,6 +91,8 @@ class AuditService:
         self.link_ttl_s = link_ttl_s
         self.export_max_rows = export_max_rows
         self.signing = signing_key(audit_key)
+        self.verify_workers = default_workers() if verify_workers is None else verify_workers
+        self.verify_parallel_min_rows = verify_parallel_min_rows
 
     @classmethod
     def from_settings(cls, settings: Settings) -> AuditService:
@@ -260,29 +268,95 @@ class AuditService:
 
     # -- integrity -----------------------------------------------------------------------------------
 
-    async def verify(self, session: AsyncSession, org_id: str, *, keep_leaves: bool = False) -> ChainReport:
-        """Recompute ``org_id``'s chain and tree and compare them with every signed checkpoint."""
+    async def verify(
+        self, session: AsyncSession, org_id: str, *, keep_leaves: bool = False, incremental: bool = False
+    ) -> ChainReport:
+        """Recompute ``org_id``'s chain and tree and compare them with every signed checkpoint.
+
+        ``incremental``: trust the newest signature-checked checkpoint that carries a Merkle frontier and check
+        only the rows after it (linked to its last row hash, extending its tree); without such a checkpoint, or
+        by default, every row is checked. On PostgreSQL a long chain is checked by several processes over
+        contiguous seq ranges (see :mod:`finrpa.audit.parallel`); a chain that does not verify is then checked
+        again row by row, so the report names the same first bad row either way.
+        """
         checkpoints, revoked, problem = await self._load_checkpoints(org_id)
         repository = AuditRepository(session)
         head = await repository.chain_head(org_id)
-        verifier = ChainVerifier(org_id, checkpoints, head_seq=head.seq if head else None, keep_leaves=keep_leaves)
-        verifier.report.revoked_checkpoints = revoked
-        if problem is not None:
-            verifier.report.problem = problem
+        resume = _newest_resumable(checkpoints) if incremental and problem is None else None
+
+        def new_verifier() -> ChainVerifier:
+            verifier = ChainVerifier(
+                org_id, checkpoints, head_seq=head.seq if head else None, keep_leaves=keep_leaves, resume_from=resume
+            )
+            verifier.report.revoked_checkpoints = revoked
+            if problem is not None:
+                verifier.report.problem = problem
+            return verifier
+
+        verifier = new_verifier()
+        if problem is None:
+            with collector_paused():
+                outcome = await self._verify_in_parallel(session, org_id, verifier)
+            if outcome is True:
+                return verifier.finish()
+            if outcome is False:
+                verifier = new_verifier()
+        after = resume.tree_size if resume is not None else None
         with collector_paused():
-            async for batch in repository.chain_batches(org_id):
-                if not verifier.feed(batch):
-                    break
+            async with contextlib.aclosing(repository.chain_batches(org_id, after_seq=after)) as batches:
+                async for batch in batches:
+                    if not verifier.feed(batch):
+                        break
         return verifier.finish()
+
+    async def _verify_in_parallel(self, session: AsyncSession, org_id: str, verifier: ChainVerifier) -> bool | None:
+        """True: verified clean in parallel; False: something is wrong (re-check row by row); None: not tried
+        (not PostgreSQL, a short chain, one worker)."""
+        workers = self.verify_workers
+        connection = await session.connection()
+        if workers < 2 or connection.dialect.name != "postgresql" or connection.dialect.driver != "asyncpg":
+            return None
+        if not AuditRepository.context_sees(org_id):
+            return None
+        raw: Any = (await connection.get_raw_connection()).driver_connection
+        low = verifier.next_seq
+        bounds = await raw.fetchrow(
+            "SELECT min(seq) AS low, max(seq) AS high FROM audit_records WHERE org_id = $1 AND seq > $2",
+            org_id,
+            low - 1 if low > 1 else -(2**63),
+        )
+        if bounds["high"] is None or bounds["high"] - low + 1 < self.verify_parallel_min_rows:
+            return None
+        if bounds["low"] != low:
+            return False
+        dsn = connection.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+        caller = await caller_state(raw, dsn)
+        if caller is None:
+            return None
+        sizes = tuple(verifier.pending_checkpoint_sizes)
+        tasks = [
+            RangeTask(caller, org_id, first, last, tuple(size for size in sizes if first <= size <= last))
+            for first, last in split(low, bounds["high"], workers * 2)
+        ]
+        for result in await run_ranges(tasks, workers):
+            joined = result.ok and verifier.absorb(
+                result.first_prev_hash, result.leaves, result.row_hashes, result.tail
+            )
+            if not joined:
+                return False
+        return True
 
     async def verify_all(self, session: AsyncSession) -> list[ChainReport]:
         """Every organisation with rows, a chain head or a checkpoint (needs a cross-organisation context)."""
         orgs = set(await AuditRepository(session).org_ids()) | set(await self.checkpoints.org_ids())
         return [await self.verify(session, org_id) for org_id in sorted(orgs)]
 
-    async def checkpoint(self, session: AsyncSession, org_id: str) -> SignedCheckpoint | None:
-        """Verify, then sign and store a checkpoint of the current tree (None when there are no rows)."""
-        report = await self.verify(session, org_id)
+    async def checkpoint(
+        self, session: AsyncSession, org_id: str, *, incremental: bool = False
+    ) -> SignedCheckpoint | None:
+        """Verify (only the rows after the newest resumable checkpoint when ``incremental``), then sign and store a
+        checkpoint of the current tree (None when there are no rows)."""
+        report = await self.verify(session, org_id, incremental=incremental)
         return await self.checkpoint_from(report)
 
     async def checkpoint_from(self, report: ChainReport) -> SignedCheckpoint | None:
@@ -300,6 +374,7 @@ class AuditService:
             last_row_hash=report.last_row_hash,
             issued_at=datetime.now(UTC).isoformat(timespec="seconds"),
             key_id=key.key_id,
+            frontier=tuple(node.hex() for node in report.frontier),
         )
         signed = sign_checkpoint(checkpoint, key)
         await self.checkpoints.write(signed, key.public_pem())
@@ -369,6 +444,14 @@ class AuditService:
                 )
             valid.append(signed.checkpoint)
         return valid, revoked, None
+
+
+def _newest_resumable(checkpoints: Sequence[Checkpoint]) -> Checkpoint | None:
+    """The largest checkpoint an incremental verify can continue from (signature-checked by the caller)."""
+    for checkpoint in sorted(checkpoints, key=lambda c: c.tree_size, reverse=True):
+        if checkpoint.resumable_tree() is not None:
+            return checkpoint
+    return None
 
 
 def _bucket_of(before: StoredObject | None, after: StoredObject | None) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from finrpa.audit.canonical import GENESIS_HASH, SORTED_FIELDS, canonical_row
 from finrpa.audit.checkpoints import Checkpoint
-from finrpa.audit.merkle import LEAF_PREFIX, MerkleAccumulator
+from finrpa.audit.merkle import HASH_SIZE, LEAF_PREFIX, MerkleAccumulator
 
 ProblemKind = Literal["modified", "deleted", "inserted", "truncated", "checkpoint"]
 _WINDOW = 4  # rows remembered to recognise insertions and renumbering
@@ -54,6 +54,8 @@ class ChainReport:
     revoked_checkpoints: int = 0  # signed by a revoked key: not trusted, skipped
     problem: Problem | None = None
     leaves: list[bytes] = field(default_factory=list, repr=False)
+    first_seq_checked: int = 1  # > 1: an incremental verify that trusted a checkpoint for the rows before it
+    frontier: list[bytes] = field(default_factory=list, repr=False)  # of the tree of ``rows`` leaves
 
     @property
     def ok(self) -> bool:
@@ -78,9 +80,15 @@ class ChainReport:
             if self.revoked_checkpoints
             else ""
         )
+        scope = (
+            f" (incremental: rows from seq {self.first_seq_checked} checked, the earlier ones trusted from their "
+            "signed checkpoint; `finrpa audit verify` without --incremental re-checks every row)"
+            if self.first_seq_checked > 1
+            else ""
+        )
         return (
             f"OK org {self.org_id}: {self.rows} rows, root {self.root_hash[:16]}…, {anchor}; "
-            f"{self.unanchored_rows} rows after the last checkpoint{skipped}"
+            f"{self.unanchored_rows} rows after the last checkpoint{skipped}{scope}"
         )
 
 
@@ -94,7 +102,10 @@ class ChainVerifier:
         *,
         head_seq: int | None = None,
         keep_leaves: bool = False,
+        resume_from: Checkpoint | None = None,
     ) -> None:
+        """``resume_from``: a signature-checked checkpoint with a frontier; rows up to it are taken as verified
+        and only the rows after it are fed (an incremental verify; ``keep_leaves`` then keeps only theirs)."""
         self.report = ChainReport(org_id=org_id)
         self._pending = sorted(checkpoints, key=lambda c: c.tree_size)
         self._head_seq = head_seq
@@ -103,6 +114,55 @@ class ChainVerifier:
         self._expected = 1
         self._window: deque[tuple[int, str]] = deque(maxlen=_WINDOW)
         self._anchored_size = 0
+        if resume_from is not None:
+            tree = resume_from.resumable_tree()
+            if tree is None:
+                raise ValueError(f"the checkpoint of {resume_from.tree_size} rows has no usable Merkle frontier")
+            self._tree = tree
+            self._expected = self.report.first_seq_checked = tree.size + 1
+            self.report.last_row_hash = resume_from.last_row_hash
+            self._window.append((tree.size, resume_from.last_row_hash))
+            self._pending = [c for c in self._pending if c.tree_size > tree.size]
+            self._anchor(resume_from)
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next fed row must have."""
+        return self._expected
+
+    @property
+    def pending_checkpoint_sizes(self) -> list[int]:
+        return [checkpoint.tree_size for checkpoint in self._pending]
+
+    def absorb(
+        self, first_prev_hash: str, leaves: bytes, row_hashes: dict[int, str], tail: Sequence[tuple[int, str]]
+    ) -> bool:
+        """Take a run of rows already checked elsewhere (seq ``next_seq`` onwards, contiguous, each row's hash and
+        its link to the row before it inside the run recomputed): check the link into the run and the checkpoints
+        it reaches, and extend the tree with its leaves (32 bytes each). ``row_hashes`` holds the row hash at every
+        pending checkpoint size inside the run, ``tail`` the (seq, row_hash) of its last rows.
+
+        False means "re-check this chain row by row" (the caller does that to name the exact problem): the run
+        does not link to the rows before it or a checkpoint does not match.
+        """
+        if self.report.problem is not None or first_prev_hash != self.report.last_row_hash or not tail:
+            return False
+        tree, pending, append_leaf = self._tree, self._pending, self._tree.append
+        kept = self.report.leaves.append if self._keep_leaves else None
+        for offset in range(0, len(leaves), HASH_SIZE):
+            leaf = leaves[offset : offset + HASH_SIZE]
+            append_leaf(leaf)
+            if kept is not None:
+                kept(leaf)
+            if pending and pending[0].tree_size <= tree.size:
+                self._expected, self.report.last_row_hash = tree.size + 1, row_hashes[tree.size]
+                if not self._check_due_checkpoint():
+                    return False
+        if tail[-1][0] != tree.size:
+            return False
+        self._expected, self.report.last_row_hash = tree.size + 1, tail[-1][1]
+        self._window.extend(tail)
+        return True
 
     def feed(self, rows: Iterable[Sequence[Any]]) -> bool:
         """Check a batch; False once a problem is found (feed no more).
@@ -145,6 +205,7 @@ class ChainVerifier:
         report = self.report
         report.rows = self._tree.size
         report.root_hash = self._tree.root().hex()
+        report.frontier = self._tree.frontier()
         if report.problem is None:
             self._check_remaining_checkpoints()
         if report.problem is None:
