@@ -102,7 +102,8 @@ class WorkerPool:
             command += ["--dead-after", str(self.dead_after_s)]
         self.log_dir.mkdir(parents=True, exist_ok=True)
         with (self.log_dir / f"{worker_id}.log").open("wb") as log:
-            self.processes[worker_id] = subprocess.Popen(command, env=self.worker_env, stdout=log, stderr=log)
+            env = dict(self.worker_env, PYTHONUNBUFFERED="1")  # its "listening" line must reach the log at once
+            self.processes[worker_id] = subprocess.Popen(command, env=env, stdout=log, stderr=log)
         return worker_id
 
     def listening(self, worker_id: str) -> bool:
