@@ -1,5 +1,8 @@
 """Completion conditions of free-form subtasks: checked in code where possible, judged by the LLM otherwise.
 
+Element names and table captions match as the skills' resolver matches labels: spacing, case and the synonym table
+(``skills/synonyms.yaml``) do not matter, so a condition written for one layout holds on a portal that renames it.
+
 A condition is stored on a SubTask as one readable line (``SubTask.completion_condition``)::
 
     url_contains: /bank/statement
@@ -22,6 +25,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from finrpa.browser import DownloadedFile, PageSnapshot
+from finrpa.skills.resolve import normalise, synonyms_of
 
 _LINE = re.compile(r"^\s*([a-z_]+)\s*(?::\s*(.*))?$", re.S)
 _ROLE = re.compile(r"^\[([a-z]{1,40})\]\s*(.*)$", re.S)
@@ -108,7 +112,8 @@ async def condition_met(
         case CompletionKind.ELEMENT_ABSENT:
             return not _element_shown(snapshot, value, condition.role)
         case CompletionKind.TABLE_VISIBLE:
-            return any(_same(table.caption, value) or value in table.caption for table in snapshot.tables)
+            names = _names(value)
+            return any(normalise(t.caption) in names or value in t.caption for t in snapshot.tables)
         case CompletionKind.DOWNLOAD:
             return len(downloads) > 0
         case CompletionKind.JUDGED:
@@ -122,14 +127,17 @@ def _text_shown(value: str, snapshot: PageSnapshot) -> bool:
 
 
 def _element_shown(snapshot: PageSnapshot, name: str, role: str | None) -> bool:
+    names = _names(name)
     return any(
         element.visible
         and not element.disabled
-        and (_same(element.name, name) or _same(element.label, name))
+        and (normalise(element.name) in names or normalise(element.label) in names)
         and (role is None or element.role == role)
         for element in snapshot.elements
     )
 
 
-def _same(left: str, right: str) -> bool:
-    return " ".join(left.split()) == " ".join(right.split())
+def _names(value: str) -> frozenset[str]:
+    """The name as written and every label of its synonym group (a portal's 下一步 for a template's 提交), as the
+    skills' resolver reads them."""
+    return frozenset(normalise(label) for label in synonyms_of(value))

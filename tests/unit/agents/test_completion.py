@@ -79,3 +79,15 @@ async def test_text_beyond_the_snapshot_excerpt_is_looked_up_on_the_page_and_jud
     assert await condition_met(shown, SNAPSHOT, downloads=[], full_text=page_text) is True
     judged = CompletionCondition.parse("the payment went through")
     assert await condition_met(judged, SNAPSHOT, downloads=[], full_text=page_text) is None
+
+
+async def test_names_match_as_the_resolver_reads_labels_so_a_renamed_layout_still_completes() -> None:
+    v2 = SNAPSHOT.model_copy(update={"elements": [element("e1", "button", "下一步"), element("e2", "button", "Next  ")]})
+
+    async def met(line: str) -> bool | None:
+        return await condition_met(CompletionCondition.parse(line), v2, downloads=[], full_text=no_more_text)
+
+    assert await met("element_visible: [button] 提交") is True  # v2 says 下一步, a synonym of 提交
+    assert await met("element_visible: [button] next") is True  # case and spacing
+    assert await met("element_visible: [button] 导出CSV") is False  # not a synonym of anything shown
+    assert await met("element_absent: [button] Submit") is False
