@@ -36,6 +36,7 @@ from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.goal_runs import GoalServices, goal_executor, is_goal_plan
 from finrpa.runs.journal import claim
 from finrpa.runs.journal_sql import SqlJournal
+from finrpa.runs.lanes import BrowserLanes
 from finrpa.runs.models import Run
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.service import load_state
@@ -118,12 +119,19 @@ class RunRunner:
             if not runnable(state):
                 return state
             prepared = await self.prepare(run_id, token)
+            lanes = BrowserLanes(prepared.executor, prepared.journal)  # parallel branches: a browser context each
             coordinator = AgentCoordinator(
-                state, prepared.executor, prepared.journal, planner=prepared.planner, backoff=self.options.backoff
+                state,
+                lanes,
+                prepared.journal,
+                planner=prepared.planner,
+                backoff=self.options.backoff,
+                parallel=lanes.parallel,
             )
             try:
                 return await coordinator.run()
             finally:
+                await lanes.close()
                 await prepared.browser.close()
 
     def _gate(self, run: Run) -> ApprovalGate:
