@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import hashlib
 import os
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,6 +20,38 @@ from finrpa.objectstore.port import ObjectAlreadyExistsError, ObjectNotFoundErro
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+@dataclass
+class DeferredSync:
+    """Objects written without waiting for their fsync: each file's fsync runs in the background as soon as it
+    is written, and :meth:`wait` (called before the transaction that names them commits) fsyncs their
+    directories once and returns when everything is on disk, raising if any of it failed."""
+
+    pending: list[asyncio.Future[None]] = field(default_factory=list)
+    folders: set[Path] = field(default_factory=set)
+
+    async def wait(self) -> None:
+        pending, self.pending = self.pending, []
+        folders, self.folders = self.folders, set()
+        if pending:
+            await asyncio.gather(*pending)
+        if folders:
+            await asyncio.to_thread(_sync_folders, sorted(folders))
+
+
+_deferred: contextvars.ContextVar[DeferredSync | None] = contextvars.ContextVar("objectstore_deferred", default=None)
+
+
+@contextlib.contextmanager
+def deferred_sync(collector: DeferredSync) -> Iterator[None]:
+    """Within this block, local puts return once the object is written and linked into place; their fsyncs
+    are left to ``collector`` (whose owner awaits :meth:`DeferredSync.wait` before relying on them)."""
+    token = _deferred.set(collector)
+    try:
+        yield
+    finally:
+        _deferred.reset(token)
 
 
 class LocalObjectStore:
@@ -44,7 +79,11 @@ class LocalObjectStore:
         if bucket is None:
             bucket, key = self.placement(key, self._clock())
         path = self._path(bucket, key)
-        await asyncio.to_thread(_write_once, path, data)
+        collector = _deferred.get()
+        await asyncio.to_thread(_write_once, path, data, collector is None)
+        if collector is not None:
+            collector.pending.append(asyncio.ensure_future(asyncio.to_thread(_sync_file, path)))
+            collector.folders.add(path.parent)
         return StoredObject(bucket=bucket, key=key, sha256=hashlib.sha256(data).hexdigest(), size=len(data))
 
     async def get(self, key: str, *, bucket: str) -> bytes:
@@ -76,9 +115,9 @@ class LocalObjectStore:
         return self.root / bucket / key
 
 
-def _write_once(path: Path, data: bytes) -> None:
+def _write_once(path: Path, data: bytes, sync: bool = True) -> None:
     """Write to a temporary file, then hard-link it into place: the name appears complete or not at all,
-    and an existing object is never replaced."""
+    and an existing object is never replaced. Without ``sync`` the caller fsyncs the file and its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.parent / f".{path.name}.{uuid.uuid4().hex}.part"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -86,7 +125,8 @@ def _write_once(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         os.chmod(temporary, 0o444)
         try:
             os.link(temporary, path)
@@ -96,6 +136,24 @@ def _write_once(path: Path, data: bytes) -> None:
             ) from exc
     finally:
         temporary.unlink(missing_ok=True)
+
+
+def _sync_file(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _sync_folders(folders: list[Path]) -> None:
+    """fsync each folder, so the names linked into it survive a crash."""
+    for folder in folders:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def _list_under(folder: Path, prefix: str) -> list[str]:

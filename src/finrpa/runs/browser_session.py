@@ -36,6 +36,8 @@ class BrowserSession:
         self.session_lost = False
         self._run: RunBrowser | None = None
         self._controller: Controller | None = None
+        # The last export: (actions recorded, URL) when it was taken, and the storage state JSON.
+        self._exported: tuple[tuple[int, str | None], str] | None = None
 
     @property
     def started(self) -> bool:
@@ -61,18 +63,27 @@ class BrowserSession:
             self.recorder.add_event(NewEvent(EventType.EGRESS_BLOCKED, payload))
 
     async def checkpoint(self) -> tuple[str | None, str | None]:
-        """(storage state as JSON, current URL) of a started session; (None, None) before the first step."""
+        """(storage state as JSON, current URL) of a started session; (None, None) before the first step.
+
+        The storage state is exported again only when the browser acted since the last export (a step that
+        only decided, waited for an approval or computed keeps the session the last checkpoint sealed)."""
         if self._run is None or self._run.closed:
             return None, None
-        state = await self._run.export_storage_state()
         url = self._run.active_tab.page.url if self._run.tabs else None
-        return json.dumps(state.model_dump(mode="json")), url
+        mark = (self.recorder.action_count, url)
+        if self._exported is not None and self._exported[0] == mark:
+            return self._exported[1], url
+        state = await self._run.export_storage_state()
+        storage_json = json.dumps(state.model_dump(mode="json"))
+        self._exported = (mark, storage_json)
+        return storage_json, url
 
     async def close(self) -> None:
         if self._run is not None:
             await self._run.close()
         self._run = None
         self._controller = None
+        self._exported = None
 
 
 def restored_storage(raw: str | None) -> Any:

@@ -4,7 +4,12 @@ transaction as the step they belong to.
 
 A before-shot the controller reused from the previous action's after-shot (the page provably did not change
 in between) is stored once: both audit rows name the same object key and SHA-256, and the row of the later
-action says whose after-shot it shares (``details.screenshot_before_shared_from``)."""
+action says whose after-shot it shares (``details.screenshot_before_shared_from``).
+
+Screenshot files are written and linked into place before the action's event is recorded, but their fsyncs run
+in the background: :meth:`EvidenceRecorder.flush` waits for them (and fsyncs their folders once) and the
+journal calls it before the transaction that commits the step's audit rows, so a committed row never names a
+screenshot that a crash could lose."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from typing import Any, Protocol
 
 from finrpa.audit.events import AuditEntry
 from finrpa.browser import ActionIntent, ActionRecord, Screenshot
+from finrpa.objectstore.local import DeferredSync, deferred_sync
 from finrpa.objectstore.port import StoredObject
 from finrpa.runs.repository import NewEvent
 
@@ -52,7 +58,9 @@ class ScreenshotStore(Protocol):
 class EvidenceRecorder:
     """The browser controller's recorder for one run: stores screenshots, collects action events."""
 
-    def __init__(self, *, org_id: str, run_id: str, screenshots: ScreenshotStore | None) -> None:
+    def __init__(
+        self, *, org_id: str, run_id: str, screenshots: ScreenshotStore | None, durable: DeferredSync | None = None
+    ) -> None:
         self.org_id = org_id
         self.run_id = run_id
         self.screenshots = screenshots
@@ -60,6 +68,9 @@ class EvidenceRecorder:
         self._events: list[NewEvent] = []
         self.action_count = 0
         self._last_after: tuple[int, StoredObject] | None = None  # (action index, its stored after-shot)
+        # fsyncs of stored screenshots, awaited by flush() before the commit; a parallel branch's recorder shares
+        # the run's, so the run's journal waits for the branch's screenshots too
+        self.durable = durable or DeferredSync()
 
     async def intent(self, intent: ActionIntent) -> None:
         """Intents of read actions stay in memory; effects are recorded durably by the effect ledger first."""
@@ -101,10 +112,15 @@ class EvidenceRecorder:
         shared = self._shared(shot, bucket)
         if shared is not None:
             return shared, shot.shared_from
-        stored = await self.screenshots.store_screenshot(
-            self.org_id, self.run_id, record.action_index, phase, shot.png, bucket=bucket
-        )
+        with deferred_sync(self.durable):
+            stored = await self.screenshots.store_screenshot(
+                self.org_id, self.run_id, record.action_index, phase, shot.png, bucket=bucket
+            )
         return stored, None
+
+    async def flush(self) -> None:
+        """Return once every screenshot stored so far is on disk (call before committing their audit rows)."""
+        await self.durable.wait()
 
     def _shared(self, shot: Screenshot, bucket: str | None) -> StoredObject | None:
         """The stored after-shot of the action ``shot`` is shared from, when it is that very image."""

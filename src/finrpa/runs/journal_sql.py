@@ -4,6 +4,7 @@ step's browser actions and key events — all in ONE transaction."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -53,12 +54,19 @@ class SqlJournal:
         self.session_key = session_key
         self._storage = last_storage
         self._url = last_url
+        self._sealed_digest: bytes | None = None  # SHA-256 of the storage state sealed in self._storage
 
     async def sealed_checkpoint(self) -> tuple[str | None, str | None]:
-        """The browser session sealed for the checkpoint (the last one while the browser is not started)."""
+        """The browser session sealed for the checkpoint (the last one while the browser is not started).
+        Called before every commit of a step: it also waits until the step's screenshots are durable."""
+        await self.browser.recorder.flush()
         storage_json, url = await self.browser.checkpoint()
         if storage_json is not None:
-            self._storage = seal(self.session_key, storage_json.encode(), self.identity.run_id.encode())
+            plain = storage_json.encode()
+            digest = hashlib.sha256(plain).digest()
+            if digest != self._sealed_digest or self._storage is None:  # unchanged cookies: keep the sealed copy
+                self._storage = seal(self.session_key, plain, self.identity.run_id.encode())
+                self._sealed_digest = digest
             self._url = url
         return self._storage, self._url
 

@@ -73,7 +73,10 @@ class BrowserLanes:
     def _open(self, main: RunExecutor) -> RunExecutor:
         storage, url = self.journal.last_session()
         recorder = EvidenceRecorder(
-            org_id=main.identity.org_id, run_id=main.identity.run_id, screenshots=main.recorder.screenshots
+            org_id=main.identity.org_id,
+            run_id=main.identity.run_id,
+            screenshots=main.recorder.screenshots,
+            durable=main.recorder.durable,
         )
         browser = BrowserSession(
             main.browser.manager,
