@@ -14,13 +14,18 @@ which names the first bad row and why exactly as a single-process verify does.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import contextlib
 import hashlib
 import multiprocessing
 import os
 import re
 import threading
-from collections.abc import Sequence
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,46 +68,73 @@ class RangeResult:
     leaves: bytes  # 32 bytes per row, in order
     row_hashes: dict[int, str]
     tail: tuple[tuple[int, str], ...]
+    cpu_s: float = 0.0  # CPU time the worker spent on the range
 
 
-def check_rows(task: RangeTask, batches: Sequence[Sequence[Sequence[Any]]]) -> RangeResult:
-    """The worker's hot loop over fetched rows (also used directly by the tests)."""
-    sha256, encode, leaf_prefix = hashlib.sha256, canonical_row, LEAF_PREFIX
-    sizes = set(task.checkpoint_sizes)
-    leaves: list[bytes] = []
-    add_leaf = leaves.append
-    row_hashes: dict[int, str] = {}
-    expected, last_hash, first_prev = task.low, "", ""
-    ok = True
-    for rows in batches:
+class RangeChecker:
+    """The worker's hot loop: feed a range's rows batch by batch (as they arrive), then take the result."""
+
+    def __init__(self, task: RangeTask) -> None:
+        self.task = task
+        self._sizes = set(task.checkpoint_sizes)
+        self._leaves: list[bytes] = []
+        self._row_hashes: dict[int, str] = {}
+        self._tail: deque[tuple[int, str]] = deque(maxlen=_TAIL)
+        self._expected = task.low
+        self._first_prev: str | None = None
+        self._last_hash = ""
+        self._ok = True
+
+    def feed(self, rows: Sequence[Sequence[Any]]) -> bool:
+        """False once a row fails (feed no more)."""
+        if not self._ok or not rows:
+            return self._ok
+        sha256, encode, leaf_prefix = hashlib.sha256, canonical_row, LEAF_PREFIX
+        add_leaf, sizes = self._leaves.append, self._sizes
+        expected, last_hash = self._expected, self._last_hash
+        if self._first_prev is None:
+            self._first_prev = last_hash = rows[0][_PREV]
         for row in rows:
             canonical = encode(row)
             stored = row[_HASH]
-            if expected == task.low:
-                first_prev = last_hash = row[_PREV]
             if row[_SEQ] != expected or row[_PREV] != last_hash or sha256(canonical).hexdigest() != stored:
-                ok = False
-                break
+                self._ok = False
+                return False
             add_leaf(sha256(leaf_prefix + canonical).digest())
             if expected in sizes:
-                row_hashes[expected] = stored
+                self._row_hashes[expected] = stored
             last_hash = stored
             expected += 1
-        if not ok:
+        self._tail.extend((int(row[_SEQ]), str(row[_HASH])) for row in rows[-_TAIL:])
+        self._expected, self._last_hash = expected, last_hash
+        return True
+
+    def result(self) -> RangeResult:
+        ok = self._ok and self._expected == self.task.high + 1 and self._first_prev is not None
+        return RangeResult(
+            self.task.low,
+            ok,
+            self._first_prev or "",
+            b"".join(self._leaves) if ok else b"",
+            self._row_hashes,
+            tuple(self._tail) if ok else (),
+        )
+
+
+def check_rows(task: RangeTask, batches: Sequence[Sequence[Sequence[Any]]]) -> RangeResult:
+    """Check already fetched rows of ``task``'s range."""
+    checker = RangeChecker(task)
+    for rows in batches:
+        if not checker.feed(rows):
             break
-    ok = ok and expected == task.high + 1
-    tail = _tail(batches) if ok else ()
-    return RangeResult(task.low, ok, first_prev, b"".join(leaves), row_hashes, tail)
-
-
-def _tail(batches: Sequence[Sequence[Sequence[Any]]]) -> tuple[tuple[int, str], ...]:
-    rows = [row for batch in batches[-2:] for row in batch][-_TAIL:]
-    return tuple((int(row[_SEQ]), str(row[_HASH])) for row in rows)
+    return checker.result()
 
 
 def verify_range(task: RangeTask) -> RangeResult:
     """Entry point in a worker process."""
-    return asyncio.run(_fetch_and_check(task))
+    started = time.process_time()
+    result = asyncio.run(_fetch_and_check(task))
+    return dataclasses.replace(result, cpu_s=time.process_time() - started)
 
 
 async def _fetch_and_check(task: RangeTask) -> RangeResult:
@@ -118,8 +150,13 @@ async def _fetch_and_check(task: RangeTask) -> RangeResult:
             await connection.execute(f"SET LOCAL ROLE {_quoted(caller.role)}")
             for name, value in caller.settings:
                 await connection.execute("SELECT set_config($1, $2, true)", name, value)
-            batches = [rows async for rows in pg_chain_batches(connection, task.org_id, task.low - 1, task.high, BATCH)]
-            return check_rows(task, batches)
+            checker = RangeChecker(task)
+            batches = pg_chain_batches(connection, task.org_id, task.low - 1, task.high, BATCH)
+            async with contextlib.aclosing(batches):
+                async for rows in batches:  # the next batch is on its way while this one is checked
+                    if not checker.feed(rows):
+                        break
+            return checker.result()
     finally:
         await connection.close()
 
@@ -171,7 +208,29 @@ def pool(workers: int) -> ProcessPoolExecutor:
         return _pool
 
 
-async def run_ranges(tasks: Sequence[RangeTask], workers: int) -> list[RangeResult]:
+async def run_ranges(
+    tasks: Sequence[RangeTask], workers: int, keepalive: Callable[[], Awaitable[object]], every_s: float = 5.0
+) -> list[RangeResult]:
+    """Run the ranges in the pool; ``keepalive`` is awaited every ``every_s`` seconds meanwhile (the caller's
+    transaction must not look idle: the server ends transactions idle for longer than a timeout)."""
     loop = asyncio.get_running_loop()
     executor = pool(workers)
-    return list(await asyncio.gather(*(loop.run_in_executor(executor, verify_range, task) for task in tasks)))
+    try:
+        gathered = asyncio.gather(*(loop.run_in_executor(executor, verify_range, task) for task in tasks))
+        while True:
+            done, _ = await asyncio.wait({gathered}, timeout=every_s)
+            if done:
+                return list(gathered.result())
+            await keepalive()
+    except BrokenProcessPool:
+        _discard(executor)
+        raise
+
+
+def _discard(executor: ProcessPoolExecutor) -> None:
+    """Forget a broken pool so that the next verify starts a fresh one."""
+    global _pool
+    with _pool_lock:
+        if _pool is executor:
+            _pool = None
+    executor.shutdown(wait=False, cancel_futures=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -199,7 +199,7 @@ _SEQ_MIN, _SEQ_MAX = -(2**63), 2**63 - 1
 
 async def pg_chain_batches(
     raw: Any, org_id: str, after_seq: int | None, upto_seq: int | None, batch_size: int
-) -> AsyncIterator[Sequence[Any]]:
+) -> AsyncGenerator[Sequence[Any]]:
     """Rows of ``org_id`` with ``after_seq < seq <= upto_seq`` (open bounds: None) on an asyncpg connection inside
     a transaction; the next batch is fetched while the caller works on the current one."""
     low = _SEQ_MIN if after_seq is None else after_seq

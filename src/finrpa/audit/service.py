@@ -10,7 +10,9 @@ hash chain never forks, whatever the concurrency.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -54,6 +56,7 @@ from finrpa.objectstore.port import ObjectStore, StoredObject
 
 _MAX_EXECUTOR = 80
 _MAX_RESULT = 64
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,7 +341,13 @@ class AuditService:
             RangeTask(caller, org_id, first, last, tuple(size for size in sizes if first <= size <= last))
             for first, last in split(low, bounds["high"], workers * 2)
         ]
-        for result in await run_ranges(tasks, workers):
+        try:
+            results = await run_ranges(tasks, workers, lambda: raw.fetchval("SELECT 1"))
+        except (BrokenProcessPool, OSError) as exc:  # a worker could not start or died: verify here instead
+            logger.warning("audit.parallel_verify_failed", extra={"org_id": org_id, "error": f"{type(exc).__name__}"})
+            return False
+        verifier.report.worker_cpu_s = sum(result.cpu_s for result in results)
+        for result in results:
             joined = result.ok and verifier.absorb(
                 result.first_prev_hash, result.leaves, result.row_hashes, result.tail
             )

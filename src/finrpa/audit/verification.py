@@ -56,6 +56,7 @@ class ChainReport:
     leaves: list[bytes] = field(default_factory=list, repr=False)
     first_seq_checked: int = 1  # > 1: an incremental verify that trusted a checkpoint for the rows before it
     frontier: list[bytes] = field(default_factory=list, repr=False)  # of the tree of ``rows`` leaves
+    worker_cpu_s: float = 0.0  # CPU time spent in worker processes (parallel verify)
 
     @property
     def ok(self) -> bool:
