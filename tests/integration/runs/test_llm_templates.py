@@ -89,6 +89,21 @@ async def test_statement_download_in_llm_mode_completes_and_a_warm_run_asks_the_
     assert warm.cache_hits >= 1 and warm.results["query"]["cache_hits"] >= 1
 
 
+async def test_statement_download_in_llm_mode_completes_on_the_renamed_layout_v2(
+    path: LLMRunPath, sandbox: SandboxServer
+) -> None:
+    configure(sandbox, layout="v2", error_rate=0.0)
+    try:
+        case = TEMPLATE_CASES["bank_statement_download"]
+        folder = path.app.settings.data_dir
+        run = await run_in_llm_mode(path, case.template, case.arguments(sandbox.base_url, folder, 0, 2))
+        assert run.state.status is TaskStatus.COMPLETED, await run_errors(path, run.run_id)
+        case.check(sandbox_state(sandbox), run.results, folder)
+        assert run.results["query"]["completed_by"] == "code"  # the v1 landmarks held on v2's renamed page
+    finally:
+        configure(sandbox, layout="v1", error_rate=0.0)
+
+
 async def test_payment_in_llm_mode_is_approved_and_paid_once_and_a_warm_run_asks_the_llm_less(
     path: LLMRunPath, sandbox: SandboxServer
 ) -> None:
