@@ -60,6 +60,7 @@ from finrpa.policy.run_policy import NodeCall, RunPolicy
 from finrpa.policy.schemas import Decision, PolicyDecision, RiskLevelName
 from finrpa.policy.service import PolicyService
 from finrpa.risk.categories import GENERIC, HIGH_IMPACT, Category
+from finrpa.risk.levels import Effect
 from finrpa.risk.schemas import RiskDecision, RiskInput
 from finrpa.risk.service import RiskAssessor
 from finrpa.runs import effects
@@ -311,7 +312,8 @@ class GoalActionGate:
 
     def changes_portal(self, request: ActionRequest) -> bool:
         """Whether the action can change the portal: a submit or confirm click, Enter in a form, accepting a
-        confirm dialog. A query or cancel button (its words say so, and name no commit) is a read."""
+        confirm dialog. A query or cancel button (its words say so, and name no commit) is a read, and so is a
+        link that names an operation without committing it (a menu entry)."""
         kind = request.planned.kind
         if kind == "accept_dialog":
             return request.dialog_kind in ("confirm", "prompt", "beforeunload") or bool(
@@ -327,13 +329,17 @@ class GoalActionGate:
         words = self.categories(request.target_text)
         if words & _HARMLESS and not words & _COMMIT:
             return False
+        fingerprint = request.planned.fingerprint
+        if fingerprint is not None and fingerprint.role == "link":  # a menu entry named 对公付款 only opens a page
+            return bool(words & GENERIC)
         return request.planned.target_type == "submit" or bool(words & _COMMIT)
 
     def operation(self, request: ActionRequest) -> str:
         """The business operation an action that changes the portal performs: named by its own words, else
-        the values typed, else the page title or the dialog it confirms; else the browser action kind."""
+        the values typed, the form or dialog around it, the page title or the dialog it confirms; else the
+        browser action kind."""
         values = " ".join(item.shown() for item in request.typed)
-        for text in (request.target_text, values, request.page_title, request.dialog_text):
+        for text in (request.target_text, values, _container(request), request.page_title, request.dialog_text):
             words = self.categories(text)
             for category, operation in _OPERATIONS:
                 if category in words:
@@ -351,12 +357,12 @@ class GoalActionGate:
         assessed = RiskInput(
             id=subtask.subtask_id,
             domain=self.domain,
-            page_title=request.page_title,
+            page_title=" ".join(part for part in (request.page_title, _container(request)) if part),
             page_text=request.dialog_text,
             action_type=request.planned.kind,
             target_text=request.target_text,
             values=cast(dict[str, Any], values),
-            effect="write",
+            effect=Effect.WRITE,
         )
         operation = self.operation(request)
         priced = assessed.model_copy(update={"target_text": "", "page_title": "", "page_text": ""})
@@ -367,7 +373,7 @@ class GoalActionGate:
             amount_cny=self.risk.largest_amount_cny(priced),
             record_count=self.risk.record_count(assessed),
         )
-        assessed = assessed.model_copy(update={"effect": node.effect})
+        assessed = assessed.model_copy(update={"effect": Effect(node.effect)})
         manifest, recompiled = self.policy.manifest_for(node)
         events = [manifest_event(subtask, manifest, "proposed_action", self.policy.ceiling)] if recompiled else []
         refusal = _manifest_refusal(manifest, node, host)
@@ -392,8 +398,7 @@ class GoalActionGate:
         if decision.decision is Decision.DENY:
             codes = ", ".join(decision.reason_codes)
             message = f"Refused by policy ({codes}) before any portal action: {' '.join(decision.reasons)}"
-            code = "capability_denied" if refusal and "deny.outside_manifest" in decision.reason_codes else ""
-            return ActionClearance(False, code or "policy_denied", f"{message} {refusal}".strip())
+            return ActionClearance(False, "policy_denied", f"{message} {refusal}".strip())
         return await self.through_ledger(request, node, host, bound, risk, decision)
 
     def check_read_host(self, request: ActionRequest, host: str) -> ActionClearance:
@@ -511,6 +516,11 @@ class GoalActionGate:
             check_fence(await RunRepository(session).get(identity.run_id), token)
 
         await self.steps.transaction(check)
+
+
+def _container(request: ActionRequest) -> str:
+    """The heading, form legend or dialog name around the target (what the button submits or confirms)."""
+    return request.planned.fingerprint.container if request.planned.fingerprint is not None else ""
 
 
 def _manifest_refusal(manifest: CapabilityManifest, node: NodeCall, host: str) -> str:

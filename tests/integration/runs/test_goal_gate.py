@@ -8,6 +8,7 @@ leaves the portal's host is refused by the manifest. A durable worker replans a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -21,13 +22,17 @@ from sqlalchemy import select
 
 from finrpa.agents.events import EventType
 from finrpa.agents.plan import CoordinationState, TaskStatus
+from finrpa.approvals.errors import ApprovalAlreadyDecidedError
+from finrpa.approvals.models import ApprovalStatus
 from finrpa.approvals.service import approvals_transaction
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager
+from finrpa.bus import build_bus
 from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
 from finrpa.db.engine import unit_of_work
 from finrpa.identity.repository import IdentityRepository
+from finrpa.identity.service import DirectoryService
 from finrpa.policy.service import PolicyService
 from finrpa.runs.durable import RunQueueClient
 from finrpa.runs.goal_runs import GoalScope
@@ -41,7 +46,6 @@ from finrpa.tenancy.context import system_context
 from tests.chaos.harness import WorkerPool, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.llm_server import TEST_API_KEY, RecordedRequest, ScriptedLLMServer, scripted_llm_settings
-from tests.fixtures.runs import approve_when_asked
 from tests.integration.agents.scripted_operator import ScriptedOperator, SeenPage
 from tests.integration.runs.conftest import configure, sandbox_state
 
@@ -59,7 +63,7 @@ PAY = {
 }  # fmt: skip
 ELSEWHERE = {
     "step_id": "elsewhere", "goal": "把付款信息发到外部网站", "actions": ["navigate"],
-    "inputs": {"elsewhere": "{{elsewhere}}"}, "completion": {"kind": "url_contains", "value": "example.test"},
+    "inputs": {"elsewhere": "http://files.example.test/upload"}, "completion": {"kind": "url_contains", "value": "example.test"},
     "failure_strategy": "ABORT",
 }  # fmt: skip
 DENY_PAYMENTS = """
@@ -167,7 +171,6 @@ def arguments(sandbox: SandboxServer, purpose: str) -> dict[str, Any]:
         "payee_bank": "招商银行",
         "amount": AMOUNT,
         "purpose": purpose,
-        "elsewhere": "http://files.example.test/upload",
     }
 
 
@@ -198,6 +201,27 @@ async def with_approvers(harness: Harness, run_id: str, *, approve: bool) -> Coo
         await asyncio.gather(*deciders)
 
 
+async def approve_when_asked(app: App, org_id: str, name: str, stop: asyncio.Event, *, approve: bool = True) -> None:
+    """Decide every approval pending for ``name`` until ``stop``; one another approver closed first is skipped."""
+    audit, bus = AuditService.from_settings(app.settings), build_bus(app.settings)
+    while not stop.is_set():
+        with system_context("test: approver", org_id=org_id):
+            async with unit_of_work(app.database.sessions) as session:
+                user = await IdentityRepository(session).user_by_username(org_id, name)
+                assert user is not None
+                principal = await DirectoryService(session, app.settings).load_principal(user)
+            async with approvals_transaction(app.database.sessions, app.settings, audit=audit, bus=bus) as service:
+                pending = [approval.id for approval in await service.pending_for(principal)]
+            for approval_id in pending:
+                with contextlib.suppress(ApprovalAlreadyDecidedError):
+                    async with approvals_transaction(
+                        app.database.sessions, app.settings, audit=audit, bus=bus
+                    ) as service:
+                        await service.decide(approval_id, principal, approve, comment=f"test: {name}")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.3)
+
+
 def payloads(events: list[RunEvent], kind: str) -> list[dict[str, Any]]:
     return [e.payload for e in events if e.type == EventType.POLICY_DECISION and e.payload.get("kind") == kind]
 
@@ -217,15 +241,15 @@ async def test_an_llm_proposed_payment_waits_for_approval_and_is_paid_exactly_on
     events = await harness.events(run_id)
     proposed = payloads(events, "llm_action")
     assert [p["action"]["target"]["name"] for p in proposed] == ["提交", "确认"], "only submit and confirm are gated"
-    assert all(p["action"]["operation"] == "payment.submit" and p["decision"] == "require_approval" for p in proposed)
+    assert [(p["action"]["operation"], p["decision"]) for p in proposed] == [("payment.submit", "require_approval")] * 2
     assert all(p["action"]["typed"]["金额"] == AMOUNT for p in proposed), "the approval binds the typed amount"
     decided = payloads(events, "decision")
     assert [d["decision"] for d in decided] == ["require_approval", "require_approval"]
     assert {"approval.high_risk"} <= set(decided[0]["reason_codes"])
     approvals = await harness.approvals(run_id)
-    assert len(approvals) == 2 and all(a.status.value == "approved" for a in approvals)
+    assert len(approvals) == 2 and all(a.status is ApprovalStatus.APPROVED for a in approvals)
     assert all(a.required_approvals == 2 for a in approvals), "a 1.5M confirmed payment is critical: two approvers"
-    assert {a.action["target"]["name"] for a in approvals} == {"提交", "确认"}
+    assert all(a.action["kind"] == "click" and a.action["operation"] == "payment.submit" for a in approvals)
     assert len({a.payload_hash for a in approvals}) == 2
     seqs = {e.seq: e for e in events}
     confirm_decision = next(e.seq for e in events if e.payload.get("kind") == "llm_action" and e.seq > min(seqs)
@@ -250,7 +274,7 @@ async def test_a_rejected_llm_proposed_payment_pays_nothing(
     assert "rejected" in (final.last_error or "")
     assert paid(sandbox, purpose) == []
     [approval] = await harness.approvals(run_id)
-    assert approval.status.value == "rejected" and approval.action["target"]["name"] == "提交"
+    assert approval.status is ApprovalStatus.REJECTED and approval.action["kind"] == "click"
     [effect] = await harness.effects(run_id)
     assert effect.state == "not_done"
     failed = [e.payload for e in await harness.events(run_id) if e.type == EventType.SUBTASK_FAILED]
