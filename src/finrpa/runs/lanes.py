@@ -2,23 +2,27 @@
 
 Which lane a subtask uses follows from the plan alone, so a resumed run assigns the same lanes: a subtask
 continues the lane of its first dependency unless a sibling took that lane first; otherwise (a second or third
-branch, a second root) it opens a new lane. A new lane starts from the session and page of the run's last commit
-(for branches forked after a login: signed in, on the portal's page), so it needs no login of its own; if the
-portal shows its login form anyway, the executor signs in again as on any resume. Each lane has its own evidence
-recorder, so every branch commits exactly its own actions. Runs whose executor is not the skill executor (goal
-runs driving one LLM loop) keep one lane and run their subtasks one at a time.
+branch, a second root) it opens a new lane. A new lane starts from the session of the run's last commit (for
+branches forked after a login: signed in) on the page where the lane's last committed step ended (after a resume
+each branch continues on its own page, e.g. its own account's query result), or on the last commit's page when
+the lane has done nothing yet; if the portal shows its login form, the executor signs in again as on any resume.
+Each lane has its own evidence recorder, so every branch commits exactly its own actions. Runs whose executor is
+not the skill executor (goal runs driving one LLM loop) keep one lane and run their subtasks one at a time.
 """
 
 from __future__ import annotations
 
 import copy
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from finrpa.agents.coordinator import ExecutionOutcome, SubtaskExecutor
 from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan
 from finrpa.runs.browser_session import BrowserSession, restored_storage
-from finrpa.runs.evidence import EvidenceRecorder
+from finrpa.runs.evidence import ACTION_EVENT, EvidenceRecorder
 from finrpa.runs.execution import RunExecutor
 from finrpa.runs.journal_sql import SqlJournal
+from finrpa.runs.repository import RunRepository
 
 MAIN_LANE = "main"
 
@@ -53,24 +57,43 @@ class BrowserLanes:
         return isinstance(self.main, RunExecutor)
 
     async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
-        return await self.lane_of(state, subtask).execute(state, subtask)
+        return await (await self.lane_of(state, subtask)).execute(state, subtask)
 
     async def compensate(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
-        return await self.lane_of(state, subtask).compensate(state, subtask)
+        return await (await self.lane_of(state, subtask)).compensate(state, subtask)
 
-    def lane_of(self, state: CoordinationState, subtask: SubTask) -> SubtaskExecutor:
+    async def lane_of(self, state: CoordinationState, subtask: SubTask) -> SubtaskExecutor:
         if not isinstance(self.main, RunExecutor):
             return self.main
-        lane = browser_lanes(state.plan).get(subtask.subtask_id, MAIN_LANE)
+        lanes = browser_lanes(state.plan)
+        lane = lanes.get(subtask.subtask_id, MAIN_LANE)
         if lane not in self._lanes:
-            self._lanes[lane] = self._open(self.main)
+            done = [subtask_id for subtask_id in state.completed_subtasks if lanes.get(subtask_id) == lane]
+            url = await self._page_after(done[-1]) if done else None
+            self._lanes[lane] = self._open(self.main, url)
         return self._lanes[lane]
+
+    async def _page_after(self, subtask_id: str) -> str | None:
+        """The page a committed step left its browser on (the last recorded action's URL)."""
+        run_id = self.journal.identity.run_id
+
+        async def read(session: AsyncSession) -> str | None:
+            events = await RunRepository(session).events(run_id)
+            urls = [
+                e.payload.get("url_after")
+                for e in events
+                if e.type == ACTION_EVENT and e.payload.get("subtask_id") == subtask_id
+            ]
+            return str(urls[-1]) if urls and urls[-1] else None
+
+        result: str | None = await self.journal.transaction(read)
+        return result
 
     @property
     def open_lanes(self) -> list[str]:
         return sorted(self._lanes)
 
-    def _open(self, main: RunExecutor) -> RunExecutor:
+    def _open(self, main: RunExecutor, page: str | None) -> RunExecutor:
         storage, url = self.journal.last_session()
         recorder = EvidenceRecorder(
             org_id=main.identity.org_id,
@@ -85,7 +108,7 @@ class BrowserLanes:
             ),
             recorder,
             screenshots=main.browser.screenshots,
-            resume_url=url,
+            resume_url=page or url,
         )
         # Same run, fencing token, ledger, gate and secrets; only the browser context and its evidence differ.
         executor = copy.copy(main)
