@@ -38,6 +38,7 @@ from finrpa.identity.models import BusinessLine, Department, Role
 from finrpa.identity.permissions import Action, Resource
 from finrpa.runs.goal_runs import GoalScope, llm_configured
 from finrpa.runs.journal import Transition, claim, commit_transition
+from finrpa.runs.llm_mode import LLM_MODE
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.runs.service import (
@@ -79,11 +80,18 @@ class TaskCreate(BaseModel):
         None, max_length=32, description="Department the run belongs to; default: the one where you are operator."
     )
     bl_id: str | None = Field(None, max_length=32, description="Business line, optional.")
+    mode: Literal["skills", "llm"] = Field(
+        "skills",
+        description="For a template: `skills` (its skills act, no LLM) or `llm` (the LLM executor drives the "
+        "portal's read forms; governed steps keep their skill). Needs a configured LLM.",
+    )
 
     @model_validator(mode="after")
     def _template_or_goal(self) -> TaskCreate:
         if (self.template_id is None) == (self.goal is None):
             raise ValueError("give exactly one of template_id and goal")
+        if self.goal is not None and self.mode == LLM_MODE:
+            raise ValueError("mode llm is for templates; a goal is always run by the LLM")
         return self
 
 
@@ -215,7 +223,14 @@ async def create_task(
         goal_request = GoalRunRequest(body.goal, dict(body.parameters), scope, dept_id, bl_id, user_id, key)
         run = await create_goal_run(session, goal_request)
     else:
-        run = await create_run(session, RunRequest(template, dict(body.parameters), dept_id, bl_id, user_id, key))
+        if body.mode == LLM_MODE and not llm_configured(state.settings):
+            raise ValidationFailedError(
+                "mode llm needs an LLM: the administrator sets FINRPA_LLM_PROVIDER, FINRPA_LLM_BASE_URL, "
+                "FINRPA_LLM_API_KEY and FINRPA_LLM_MODEL_STANDARD; or start the template with mode skills.",
+                code="llm_not_configured",
+            )
+        request = RunRequest(template, dict(body.parameters), dept_id, bl_id, user_id, key, mode=body.mode)
+        run = await create_run(session, request)
     detail = _detail(run, await load_state(session, run.id))
     location = f"/api/v1/tasks/{run.id}"
     await idempotency.remember(session, body, 201, detail.model_dump(mode="json"), location)

@@ -97,6 +97,24 @@ async def test_with_an_llm_a_goal_run_starts_with_its_planning_step(
     assert viewer.status_code == 403
 
 
+async def test_a_template_in_llm_mode_needs_an_llm_and_records_its_mode(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = {"template_id": "bank_statement_download", "parameters": BANK_PARAMETERS, "mode": "llm"}
+    without = await world.call("POST", "/api/v1/tasks", "a", "operator", json=body)
+    assert without.status_code == 422 and without.json()["code"] == "llm_not_configured"
+    assert "FINRPA_LLM_PROVIDER" in without.json()["detail"]
+    llm = world.settings.model_copy(update={"llm_provider": "openai", "llm_model_standard": "any-model"})
+    monkeypatch.setattr(world.state, "settings", llm)
+    response = await world.call("POST", "/api/v1/tasks", "a", "operator", json=body)
+    assert response.status_code == 201, response.text
+    assert response.json()["versions"]["mode"] == "llm" and response.json()["template_id"] == "bank_statement_download"
+    goal = await world.call("POST", "/api/v1/tasks", "a", "operator", json={"goal": "银行流水下载", "mode": "llm"})
+    assert goal.status_code == 422 and "a goal is always run by the LLM" in goal.text
+    unknown = await world.call("POST", "/api/v1/tasks", "a", "operator", json={**body, "mode": "agent"})
+    assert unknown.status_code == 422
+
+
 async def test_same_idempotency_key_and_body_give_the_same_run_and_another_body_is_409(world: World) -> None:
     key = {"Idempotency-Key": str(uuid.uuid4())}
     body = {"template_id": "bank_statement_download", "parameters": BANK_PARAMETERS}

@@ -1772,6 +1772,13 @@ export interface components {
              * @description Business line, optional.
              */
             bl_id?: string | null;
+            /**
+             * Mode
+             * @description For a template: `skills` (its skills act, no LLM) or `llm` (the LLM executor drives the portal's read forms; governed steps keep their skill). Needs a configured LLM.
+             * @default skills
+             * @enum {string}
+             */
+            mode?: "skills" | "llm";
         };
         /** TaskDetail */
         TaskDetail: {
