@@ -93,6 +93,8 @@ async def _trial(chaos: Chaos, point: KillPoint, index: int) -> None:
     backend = "sqlite" if chaos.app.settings.is_sqlite else "postgresql"
     report, _ = await chaos.trial(point, f"{backend}-{index}")
     REPORTS.setdefault(backend, []).append(report)
+    failover = f"{report.failover_s:.1f} s" if report.failover_s is not None else "-"
+    print(f" [{backend} {point.label}: after {report.killed_during}, failover {failover}, {report.seconds:.0f} s]")
 
 
 @pytest.mark.parametrize("point", SAMPLE, ids=lambda p: p.label)
