@@ -11,11 +11,13 @@ around each anchor are parsed, so a 50 KB page full of dates and account numbers
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
+from itertools import compress
 
 import ahocorasick
 
@@ -283,62 +285,115 @@ def _first_number(values: dict[str, str], names: tuple[str, ...]) -> Decimal | N
 # --- The largest amount of a long text, in bulk -------------------------------------------------------------
 #
 # A confirm step on a 50 KB statement page needs one amount of the ~1,000 there: the largest (in CNY). Parsing
-# each with the code above costs microseconds of Python apiece. Here two regex passes (C) find every Arabic
-# amount beside a currency (number-then-currency on the reversed text, currency-then-number on the text), and
-# the values are computed column-wise with C-level builtins (join, split, map(float)); only the winner is then
-# parsed again, exactly, by :func:`find_amounts` on the few characters around it. Whatever the passes do not
-# model — money labels (which make an amount "labelled" and preferred), Chinese numerals before a currency,
+# each with the code above costs microseconds of Python apiece. Here regex passes (C) list every Arabic amount
+# beside a currency — number-then-currency on the reversed text, currency-then-number on the text — and the
+# values are computed column-wise with C-level builtins (join, split, map(float)); only the winner is parsed
+# again, exactly, by the scan above on the characters around it, and must agree. What the passes do not model
+# — money labels (which make an amount "labelled" and preferred), Chinese numerals before a currency,
 # characters whose lower case is ASCII — sends the text to the exact scan, so the answer is always the one
 # ``max`` over :func:`find_amounts` gives.
 
 PriceFn = Callable[[Decimal, str], "Decimal | None"]
-_NOT_MODELLED = re.compile("[\u0130\u212a]")  # İ and the Kelvin sign lower-case to ASCII
 _REL_TOLERANCE = 1e-9  # float values this close to the maximum are compared again as Decimals
 _CONTEXT = 40  # characters either side of a winner parsed again exactly
+_NUMBER_BODY = _NUMBER.replace("(?P<num>", "(?:")
+_DIGIT_SHAPE = str.maketrans("0123456789", "dddddddddd")
+
+
+def _trie(words: set[str]) -> str:
+    """A regex matching any of ``words``, longest first, factored by first character so that the regex engine
+    can skip ahead to the characters that start one."""
+    heads: dict[str, set[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], set()).add(word[1:])
+    branches = []
+    for head in sorted(heads):
+        rests = heads[head]
+        longer = {rest for rest in rests if rest}
+        tail = f"(?:{_trie(longer)})" if longer else ""  # grouped: the alternation inside binds loosest
+        if longer and "" in rests:
+            tail += "?"
+        branches.append(re.escape(head) + tail)
+    return "|".join(branches)
+
+
+def _any_case(words: list[str]) -> set[str]:
+    """Every spelling of ``words`` with ASCII letters in either case (literals keep the regex fast to skip)."""
+    spellings: set[str] = set()
+    for word in words:
+        forms = [""]
+        for char in word:
+            cases = {char.lower(), char.upper()} if char.isascii() and char.isalpha() else {char}
+            forms = [form + case for form in forms for case in sorted(cases)]
+        spellings.update(forms)
+    return spellings
 
 
 @dataclass(frozen=True)
 class _BulkPatterns:
-    suffixed: re.Pattern[str]  # on the reversed text
+    backwards: re.Pattern[str]  # on the reversed text, see _bulk_patterns
+    rest: re.Pattern[str]  # parses the currency-and-scale part of a suffixed match
     prefixed: re.Pattern[str]
-    rates_by_marker: dict[str, str]  # marker (lower case, as matched, reversed for suffixed) -> ISO code
-    prefix_markers: frozenset[str]
-
-
-def _alternation(words: list[str]) -> str:
-    return "|".join(re.escape(word) for word in sorted(set(words), key=lambda word: (-len(word), word)))
-
+    currency_by_marker: dict[str, str]  # marker as written in lower case -> ISO code
+    prefix_markers: frozenset[str]  # lower case, reversed
 
 @lru_cache(maxsize=16)
 def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
+    """``backwards`` finds on the reversed text every currency (``rest``: with the scale and spaces after it,
+    i.e. before it in the text), then the number written before it (``num``; ``after`` is set when that number
+    follows a prefix currency, which reads it first, or - / :, which make it no amount), or else a Chinese
+    numeral written right before it (``chinese``: only the exact scan reads those). Its first group starts with
+    a literal in every alternative, so the regex engine skips ahead to where one starts."""
     markers = [*_CURRENCY_WORDS, *(code.lower() for code in codes)]
     prefix = [marker for marker in markers if marker not in _SUFFIX_ONLY]
-    cn_chars = re.escape(CHINESE_NUMERAL_CHARS)
-    reversed_scale = _REVERSED_SUFFIXED.pattern.split("(?P<scale>", 1)[1].split(")?", 1)[0]
-    suffixed = re.compile(
-        rf"(?P<label>{_alternation([label[::-1] for label in _LABEL_WORDS])})"
-        rf"|(?P<marker>{_alternation([marker[::-1] for marker in markers])})"
-        rf"(?:\s?(?:(?P<scale>{reversed_scale}))?\s?(?P<num>[0-9][0-9,.]*+)"
-        rf"(?=(?P<bad>[-/:])?)(?=(?P<prefixed>\s?(?:{_alternation([marker[::-1] for marker in prefix])}))?)"
-        rf"|(?=(?P<cn>[{cn_chars}])))?",
-        _FLAGS,
+    reversed_markers = _trie(_any_case([marker[::-1] for marker in markers]))
+    reversed_prefix = _trie(_any_case([marker[::-1] for marker in prefix]))
+    reversed_scales = _trie(_any_case([name[::-1] for name in _SCALES]))
+    backwards = re.compile(
+        rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
+        rf"(?:(?P<num>[0-9][0-9,.]*+)(?=(?P<after>[-/:]|\s?(?:{reversed_prefix}))?)"
+        rf"|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
+        re.ASCII,
     )
-    prefixed = re.compile(rf"(?P<marker>{_alternation(prefix)}){_AFTER_PREFIX.pattern}", _FLAGS)
-    by_marker = {marker[::-1]: _currency(marker, codes) or "CNY" for marker in markers}
-    by_marker |= {marker: _currency(marker, codes) or "CNY" for marker in prefix}
-    return _BulkPatterns(suffixed, prefixed, by_marker, frozenset(prefix))
+    prefixed = re.compile(
+        rf"(?P<whole>(?P<marker>{_trie(_any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
+        rf"(?:\s?(?P<scale>(?i:万亿|千万|百万|十万|万|亿|千|(?:million|billion|thousand|mn|bn|k|m|b)(?![a-z]))))?)",
+        re.ASCII,
+    )
+    return _BulkPatterns(
+        backwards,
+        re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{reversed_scales})?\s?", re.ASCII),
+        prefixed,
+        {marker: _currency(marker, codes) or "CNY" for marker in markers},
+        frozenset(marker[::-1] for marker in prefix),
+    )
 
 
-_SCALE_FACTORS = {name: float(factor) for name, factor in _SCALES.items()} | {"": 1.0}
-_REVERSED_SCALE_FACTORS = {name[::-1]: factor for name, factor in _SCALE_FACTORS.items()}
-_JOINED_NUMBERS = re.compile(rf"(?:{_NUMBER_ONLY.pattern}\x00)*{_NUMBER_ONLY.pattern}".replace("?P<num>", ""))
+# What only the exact scan reads: money labels and characters whose lower case is ASCII (İ, the Kelvin sign).
+# Found in any case; a caller that scans the text anyway (the page keyword pass) can look for them there.
+UNMODELLED_WORDS = (*_LABEL_WORDS, "\u0130", "\u212a")
 
 
-def largest_amount(text: str, codes: tuple[str, ...], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+@lru_cache(maxsize=1)
+def _unmodelled_pattern() -> re.Pattern[str]:
+    # Every alternative starts with a literal, so the regex engine skips ahead to the characters that start one.
+    return re.compile(_trie(_any_case(list(UNMODELLED_WORDS))))
+
+
+def _unmodelled(text: str) -> bool:
+    return _unmodelled_pattern().search(text) is not None
+
+
+def largest_amount(
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, unmodelled: bool | None = None
+) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
-    the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out."""
+    the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
+    ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), if the caller knows."""
     text = normalize_digits(text)
-    if text and _NOT_MODELLED.search(text) is None:
+    if unmodelled is None:
+        unmodelled = _unmodelled(text)
+    if text and not unmodelled:
         fast = _largest_in_bulk(text, codes, to_cny)
         if fast is not None:
             return fast[0]
@@ -353,9 +408,9 @@ def _largest_of(mentions: list[AmountMention], to_cny: PriceFn) -> tuple[AmountM
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
-    order: int  # index among the matches of its pass
-    reversed_pass: bool
-    value: float
+    start: int  # where the amount's number (suffixed) or currency (prefixed) starts in the text
+    end: int  # where the amount ends
+    value: float  # in CNY, as found in bulk
 
 
 def _largest_in_bulk(
@@ -363,122 +418,135 @@ def _largest_in_bulk(
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     """``(answer,)``, or None when the text holds something only the exact scan reads."""
     patterns = _bulk_patterns(codes)
-    rates = _rates(patterns, to_cny)
     backwards = text[::-1]
-    found = patterns.suffixed.findall(backwards)
+    found = patterns.backwards.findall(backwards)
     candidates: list[_Candidate] = []
     if found:
-        labels, markers, scales, numbers, bad, prefixed, chinese = zip(*found, strict=True)
-        if any(labels) or any(chinese):
+        rests, numbers, after, chinese = zip(*found, strict=True)
+        if any(chinese):
             return None
-        keep = list(map(bool, numbers))
-        if any(bad) or any(prefixed):
-            keep = [k and not b and not p for k, b, p in zip(keep, bad, prefixed, strict=True)]
-        values = _values(numbers, scales, markers, keep, rates, _REVERSED_SCALE_FACTORS, reverse=True)
-        if values is None:
+        factors = _factors(set(rests), patterns, to_cny)
+        if factors is None:
             return None
-        candidates += _near_maximum(values, reversed_pass=True)
-        present = set(markers)
-        needs_prefix_pass = any(marker.lower()[::-1] in patterns.prefix_markers for marker in present)
-    else:
-        needs_prefix_pass = False
-    if needs_prefix_pass:
-        found_after = patterns.prefixed.findall(text)
-        if found_after:
-            markers, numbers, scales = zip(*found_after, strict=True)
-            values = _values(numbers, scales, markers, None, rates, _SCALE_FACTORS, reverse=False)
-            if values is None:
-                return None
-            candidates += _near_maximum(values, reversed_pass=False)
+        read_prefixed = any(prefixed for _, prefixed in factors.values())
+        if not all(numbers):  # a currency with no number before it
+            keep = list(map(bool, numbers))
+            rests, numbers, after = (tuple(compress(column, keep)) for column in (rests, numbers, after))
+        suffixed = _suffixed_candidates(text, backwards, factors, rests, numbers, after) if rests else []
+        prefixed = _prefixed_candidates(text, patterns, to_cny) if read_prefixed else []
+        if suffixed is None:
+            return None
+        candidates = suffixed + prefixed
     if not candidates:
         return (None,)
     best = max(candidate.value for candidate in candidates)
     close = [candidate for candidate in candidates if candidate.value >= best * (1 - _REL_TOLERANCE)]
-    return _exact_winner(text, backwards, codes, to_cny, patterns, close)
+    return _exact_winner(text, codes, to_cny, close)
 
 
-def _rates(patterns: _BulkPatterns, to_cny: PriceFn) -> dict[str, float | None]:
-    rates: dict[str, float | None] = {}
-    for marker, currency in patterns.rates_by_marker.items():
-        rate = to_cny(Decimal(1), currency)
-        rates[marker] = None if rate is None else float(rate)
-    return rates
+def _factors(
+    rests: set[str], patterns: _BulkPatterns, to_cny: PriceFn
+) -> dict[str, tuple[float | None, bool]] | None:
+    """For each distinct currency-and-scale part of a suffixed match: what its number is multiplied by to give
+    CNY (None: no FX rate), and whether its currency may also precede a number (read by the second pass)."""
+    factors: dict[str, tuple[float | None, bool]] = {}
+    for rest in rests:
+        parsed = patterns.rest.fullmatch(rest)
+        if parsed is None:
+            return None
+        marker = parsed["marker"].lower()
+        scale = parsed["scale"][::-1].lower() if parsed["scale"] else None
+        rate = to_cny(Decimal(1), patterns.currency_by_marker[marker[::-1]])
+        factor = None if rate is None else float(rate) * (float(_SCALES[scale]) if scale else 1.0)
+        factors[rest] = (factor, marker in patterns.prefix_markers)
+    return factors
 
 
-def _values(
+def _suffixed_candidates(
+    text: str,
+    backwards: str,
+    factors: dict[str, tuple[float | None, bool]],
+    rests: tuple[str, ...],
     numbers: tuple[str, ...],
-    scales: tuple[str, ...],
-    markers: tuple[str, ...],
-    keep: list[bool] | None,
-    rates: dict[str, float | None],
-    scale_factors: dict[str, float],
-    *,
-    reverse: bool,
-) -> list[float] | None:
-    """The CNY value of every match as a float (``-inf`` where it is no amount), in the order the pass found
-    them (for the reversed text: from the end of the text); None when a
-    number is not written as :func:`find_amounts` reads one (the exact scan then decides)."""
-    kept_numbers = numbers if keep is None else [n if k else "0" for n, k in zip(numbers, keep, strict=True)]
-    joined = "\x00".join(kept_numbers)
-    if reverse:
-        joined = joined[::-1]
-    if _JOINED_NUMBERS.fullmatch(joined) is None:
-        return None
-    parsed = list(map(float, joined.replace(",", "").split("\x00")))
-    if reverse:
-        parsed.reverse()
-    factors = map(scale_factors.__getitem__, map(str.lower, scales)) if any(scales) else None
-    marker_rates = list(map(rates.__getitem__, map(str.lower, markers)))
-    values = parsed if factors is None else list(map(float.__mul__, parsed, factors))
-    if None in marker_rates:
-        priced = [rate is not None for rate in marker_rates]
-        keep = priced if keep is None else [a and b for a, b in zip(keep, priced, strict=True)]
-    values = list(map(float.__mul__, values, [1.0 if rate is None else rate for rate in marker_rates]))
-    if keep is not None and not all(keep):
-        values = [value if kept else float("-inf") for value, kept in zip(values, keep, strict=True)]
-    return values
+    after: tuple[str, ...],
+) -> list[_Candidate] | None:
+    joined = "\x00".join(numbers)[::-1]
+    shapes = joined.translate(_DIGIT_SHAPE)  # 1,234.56 -> d,ddd.dd: a page writes its numbers in a few shapes
+    invalid = {shape for shape in set(shapes.split("\x00")) if _NUMBER_ONLY.fullmatch(shape.replace("d", "0")) is None}
+    if invalid:  # rare: "1,23 元" is no amount (and "5. 元" none either)
+        after = tuple(
+            "x" if shape in invalid else mark for shape, mark in zip(reversed(shapes.split("\x00")), after, strict=True)
+        )
+        joined = "\x00".join("0" if mark else number for number, mark in zip(numbers, after, strict=True))[::-1]
+    values = list(map(float, joined.replace(",", "").split("\x00")))
+    values.reverse()  # back to the order of the matches
+    by_rest = {rest: factor for rest, (factor, _) in factors.items()}
+    multipliers = list(map(by_rest.__getitem__, rests))
+    if any(after):
+        # Rare: a number right after a prefix currency (read there) or after - / : (not an amount).
+        multipliers = [None if excluded else factor for factor, excluded in zip(multipliers, after, strict=True)]
+    length = len(text)
+    candidates = []
+    for index, value in _top(values, multipliers):
+        whole = rests[index] + numbers[index]
+        position = backwards.rfind(whole)  # the first of equal amounts in the text
+        candidates.append(_Candidate(length - position - len(whole), length - position, value))
+    return candidates
 
 
-def _near_maximum(values: list[float], *, reversed_pass: bool) -> list[_Candidate]:
-    best = max(values)
-    if best == float("-inf"):
+def _prefixed_candidates(text: str, patterns: _BulkPatterns, to_cny: PriceFn) -> list[_Candidate]:
+    found = patterns.prefixed.findall(text)
+    if not found:
+        return []
+    wholes, markers, numbers, scales = zip(*found, strict=True)
+    factors: dict[tuple[str, str], float | None] = {}
+    for marker, scale in set(zip(markers, scales, strict=True)):
+        rate = to_cny(Decimal(1), patterns.currency_by_marker[marker.lower()])
+        factors[marker, scale] = None if rate is None else float(rate) * float(_SCALES[scale.lower()] if scale else 1)
+    values = list(map(float, "\x00".join(numbers).replace(",", "").split("\x00")))
+    multipliers = list(map(factors.__getitem__, zip(markers, scales, strict=True)))
+    candidates = []
+    for index, value in _top(values, multipliers):
+        position = text.find(wholes[index])  # the first of equal amounts in the text
+        candidates.append(_Candidate(position, position + len(wholes[index]), value))
+    return candidates
+
+
+def _top(values: list[float], multipliers: list[float | None]) -> list[tuple[int, float]]:
+    """(index, product) of the products within the tolerance of the largest; a None multiplier leaves the value
+    out. Usually one: found with two C-level passes of ``max``."""
+    if None in multipliers:
+        products = [value * factor if factor is not None else -math.inf for value, factor in zip(
+            values, multipliers, strict=True)]  # fmt: skip
+    else:
+        products = list(map(float.__mul__, values, multipliers))  # type: ignore[arg-type]
+    best = max(products, default=-math.inf)
+    if best == -math.inf:
         return []
     floor = best * (1 - _REL_TOLERANCE)
-    return [
-        _Candidate(order, reversed_pass, value) for order, value in enumerate(values) if value >= floor
-    ]
+    index = products.index(best)
+    products[index] = -math.inf
+    if max(products) < floor:
+        return [(index, best)]
+    products[index] = best
+    return [(index, value) for index, value in enumerate(products) if value >= floor]
 
 
 def _exact_winner(
-    text: str,
-    backwards: str,
-    codes: tuple[str, ...],
-    to_cny: PriceFn,
-    patterns: _BulkPatterns,
-    candidates: list[_Candidate],
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, candidates: list[_Candidate]
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     """Each candidate parsed again by the exact scan in a window around it; the largest, first of equals.
     None (use the exact scan of the whole text) if a re-parse does not confirm the value found in bulk."""
-    length = len(text)
-    spans: dict[int, tuple[int, float]] = {}  # number start -> (end of the amount, value found in bulk)
-    suffixed = {candidate.order: candidate.value for candidate in candidates if candidate.reversed_pass}
-    prefixed = {candidate.order: candidate.value for candidate in candidates if not candidate.reversed_pass}
-    if suffixed:
-        matches = list(patterns.suffixed.finditer(backwards))
-        for order, value in suffixed.items():
-            match = matches[order]
-            spans[length - match.end("num")] = (length - match.start(), value)
-    if prefixed:
-        matches = list(patterns.prefixed.finditer(text))
-        for order, value in prefixed.items():
-            spans[matches[order].start("num")] = (matches[order].end(), value)
     best: tuple[AmountMention, Decimal] | None = None
-    for start in sorted(spans):
-        end, value = spans[start]
-        window_start = max(0, start - _CONTEXT)
-        mention = _scan(text[window_start : end + _CONTEXT], codes).get(start - window_start)
+    for candidate in sorted(candidates, key=lambda candidate: candidate.start):
+        window_start = max(0, candidate.start - _CONTEXT)
+        found = _scan(text[window_start : candidate.end + _CONTEXT], codes)
+        mention = next(
+            (found[start] for start in sorted(found) if window_start + start >= candidate.start),
+            None,
+        )
         cny = None if mention is None else to_cny(mention.value, mention.currency)
-        if mention is None or cny is None or abs(float(cny) - value) > _REL_TOLERANCE * max(1.0, abs(value)):
+        if mention is None or cny is None or abs(float(cny) - candidate.value) > _REL_TOLERANCE * candidate.value:
             return None
         if best is None or cny > best[1]:
             best = (mention, cny)

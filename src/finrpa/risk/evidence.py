@@ -1,9 +1,9 @@
 """Stage 1's first half: collect what the action's context contains (keywords, identifiers, amounts, counts).
 
 Nothing here decides a level; :mod:`finrpa.risk.rules` does. The action's own texts (target, values, page
-title) are short and read in full. The page body can be 50 KB: one pass of :class:`PageMatcher` finds the
-talk-down phrases and the operations it names (the operations are reported only when a rule asks, which only a
-confirm step does: what does the dialog confirm?); its amounts and record counts are read on first use.
+title) are short and read in full. The page body can be 50 KB, so it is read eagerly only for talk-down
+phrases; operations, amounts and record counts in it are read on first use, which only a confirm step (what
+does the dialog confirm, and for how much?) or an export (how many records?) needs.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from finrpa.risk.config import RiskConfig
 from finrpa.risk.counts import counts_in_values, record_counts
 from finrpa.risk.identifiers import find_identifiers
 from finrpa.risk.levels import RiskLevel
-from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, page_bytes
+from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, PageScan, page_bytes
 from finrpa.risk.schemas import ActionValue, Location, RiskHit, RiskInput
 
 
@@ -44,13 +44,16 @@ class Evidence:
     injection_hits: list[RiskHit] = field(default_factory=list)
     identifier_hits: list[RiskHit] = field(default_factory=list)
     action_amounts: list[PricedAmount] = field(default_factory=list)
-    page_entries: list[KeywordEntry] = field(default_factory=list)
+
+    @cached_property
+    def page_scan(self) -> PageScan:
+        """Operations named in the page body, and whether it holds a money label (read only when a rule asks)."""
+        return self.matchers.page.find(page_bytes(self.action.page_text))
 
     @cached_property
     def page_hits(self) -> list[RiskHit]:
-        """Operations named in the page body (reported only once a rule asks)."""
-        return _entry_hits((entry for entry in self.page_entries if entry.category is not Category.INJECTION),
-                           Location.PAGE_TEXT)  # fmt: skip
+        """Operations named in the page body (read only when a rule asks)."""
+        return _entry_hits(self.page_scan.entries, Location.PAGE_TEXT)
 
     @cached_property
     def page_amounts(self) -> list[PricedAmount]:
@@ -62,7 +65,12 @@ class Evidence:
     def deciding_page_amount(self) -> PricedAmount | None:
         """The amount a confirm step confirms: the largest labelled one in the page body (in CNY), else the
         largest; the first of equals. Same answer as taking it from :attr:`page_amounts`, without pricing each."""
-        found = largest_amount(self.action.page_text, tuple(self.config.fx_to_cny), self.config.to_cny)
+        found = largest_amount(
+            self.action.page_text,
+            tuple(self.config.fx_to_cny),
+            self.config.to_cny,
+            unmodelled=self.page_scan.flagged if "page_scan" in self.__dict__ else None,
+        )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 
     @cached_property
@@ -97,10 +105,7 @@ def collect_evidence(action: RiskInput, matchers: DomainMatchers, config: RiskCo
         *_hits(matchers.action, joined, Location.VALUES),
         *_hits(matchers.action, action.page_title, Location.PAGE_TITLE),
     ]
-    evidence.page_entries = matchers.page.find(page_bytes(action.page_text)) if action.page_text else []
-    evidence.injection_hits = _entry_hits(
-        (entry for entry in evidence.page_entries if entry.category is Category.INJECTION), Location.PAGE_TEXT
-    )
+    evidence.injection_hits = _hits(matchers.injection, action.page_text, Location.PAGE_TEXT)
     evidence.identifier_hits = collect_identifiers(action, joined)
     evidence.action_amounts = collect_action_amounts(action, values, config)
     return evidence

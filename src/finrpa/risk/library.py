@@ -6,6 +6,7 @@ written in ASCII match case-insensitively and only as whole words ("pay" is not 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -15,6 +16,7 @@ import ahocorasick
 import yaml
 
 from finrpa.exceptions import ConfigurationError
+from finrpa.risk.amounts import UNMODELLED_WORDS
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.levels import RiskLevel
@@ -74,32 +76,42 @@ def library_entries(domain: str, config: RiskConfig) -> tuple[KeywordEntry, ...]
 class DomainMatchers:
     """The automata stage 1 uses for one domain.
 
-    ``action`` holds every keyword and reads the action's own short texts. ``page`` reads a page body, once,
-    for what it can change: operations a confirm dialog may name and talk-down phrases.
+    ``action`` holds every keyword and reads the action's own short texts. A page body is read for what it
+    can change: ``injection`` (talk-down phrases) for every action; ``page`` (operations a confirm dialog may
+    name, and whether the page holds a money label, so that its amounts are read by the exact scan) only for
+    a confirm step.
     """
 
     action: KeywordMatcher
+    injection: KeywordMatcher
     page: PageMatcher
 
     @classmethod
     def build(cls, entries: tuple[KeywordEntry, ...]) -> DomainMatchers:
         return cls(
             action=KeywordMatcher(entries),
-            page=PageMatcher(
-                entry for entry in entries if entry.category in HIGH_IMPACT or entry.category is Category.INJECTION
+            injection=KeywordMatcher(
+                (entry for entry in entries if entry.category is Category.INJECTION), cased_variants=True
             ),
+            page=PageMatcher((entry for entry in entries if entry.category in HIGH_IMPACT), flags=UNMODELLED_WORDS),
         )
 
 
 class KeywordMatcher:
-    """One Aho-Corasick automaton over a set of keywords for short texts (lower-cased before matching); finds
-    each distinct keyword once per text."""
+    """One Aho-Corasick automaton over a set of keywords; finds each distinct keyword once per text.
 
-    def __init__(self, entries: Iterable[KeywordEntry]) -> None:
+    Short texts are lower-cased before matching. For long page bodies, ``cased_variants=True`` adds each
+    ASCII term as written in lower, upper, capitalised and title case instead, so a 50 KB page need not be
+    lower-cased (which costs more than the match itself); odd mixed case like "IgNoRe" is not found there.
+    """
+
+    def __init__(self, entries: Iterable[KeywordEntry], *, cased_variants: bool = False) -> None:
         by_term = _group_by_term(entries)
+        self._lower_text = not cased_variants
         self._automaton = ahocorasick.Automaton()
         for term, group in by_term.items():
-            self._automaton.add_word(term, (len(term), group))
+            for form in _case_forms(term) if cased_variants else (term,):
+                self._automaton.add_word(form, (len(term), group))
         self.size = len(by_term)
         if self.size:
             self._automaton.make_automaton()
@@ -108,7 +120,8 @@ class KeywordMatcher:
         """Every keyword entry present in ``text``, in order of first appearance."""
         if not self.size or not text:
             return []
-        text = text.lower()
+        if self._lower_text:
+            text = text.lower()
         seen: dict[KeywordEntry, None] = {}
         for end, (length, group) in self._automaton.iter(text):
             if group[0] in seen:
@@ -121,38 +134,96 @@ class KeywordMatcher:
 
 
 class PageMatcher:
-    """The keywords read in a page body (tens of KB), matched in one pass over its UTF-8 bytes.
+    """The keywords read in a page body (tens of KB): Chinese terms in one Aho-Corasick pass over the page's
+    UTF-8 bytes, ASCII terms (whole words) with one compiled regex.
 
     pyahocorasick looks a character up among a trie node's children one by one, and a library of a thousand
     Chinese terms gives the root node hundreds of children: every character of a page that starts no term
     paid for all of them. Over UTF-8 (viewed as Latin-1 text, one character per byte) a Chinese character is
-    three steps through nodes with few children: the root holds a handful of lead bytes and the first
-    letters of the ASCII terms. The page is lower-cased in ASCII only (``bytes.lower``), so ASCII terms match
-    in any case; Chinese terms match as substrings, ASCII terms as whole words, as in :class:`KeywordMatcher`.
-    A UTF-8 match can only start at a character boundary, so no match is found that the text does not hold.
+    three steps through nodes with few children. ASCII terms stay out of that automaton (their first letters
+    would crowd its root again); the regex engine skips to the letters that start one. The page is lower-cased
+    in ASCII only (``bytes.lower``), so ASCII terms match in any case. A UTF-8 match can only start at a
+    character boundary, so nothing is found that the text does not hold.
     """
 
-    def __init__(self, entries: Iterable[KeywordEntry]) -> None:
+    def __init__(self, entries: Iterable[KeywordEntry], flags: Iterable[str] = ()) -> None:
         by_term = _group_by_term(entries)
         self._automaton = ahocorasick.Automaton()
+        for flag in flags:  # substrings in any case, reported only as "one was found"
+            self._automaton.add_word(page_bytes(flag.lower()), ())
         for term, group in by_term.items():
-            key = page_bytes(term)
-            self._automaton.add_word(key, (len(key), group, group[0].whole_word))
-        self.size = len(by_term)
-        if self.size:
+            if not group[0].whole_word:
+                self._automaton.add_word(page_bytes(term), group)
+        self._has_automaton = len(self._automaton) > 0
+        if self._has_automaton:
             self._automaton.make_automaton()
+        words = {term: group for term, group in by_term.items() if group[0].whole_word}
+        self._words = re.compile(_word_trie(set(words)), re.ASCII) if words else None
+        # A whole word found also holds the shorter terms it starts with that end at a word boundary in it.
+        self._word_groups = {
+            term: [words[prefix] for prefix in words if term.startswith(prefix) and _ends_word(term, len(prefix))]
+            for term in words
+        }
+        self.size = len(by_term)
 
-    def find(self, encoded: str) -> list[KeywordEntry]:
-        """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance."""
-        if not self.size or not encoded:
-            return []
-        seen: dict[int, tuple[KeywordEntry, ...]] = {}
-        for end, (length, group, whole_word) in self._automaton.iter(encoded):
-            key = id(group)
-            if key in seen or (whole_word and not _is_whole_word(encoded, end - length + 1, end)):
+    def find(self, encoded: str) -> PageScan:
+        """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance (by where
+        the first occurrence ends), and whether a flag word occurs."""
+        first_end: dict[int, tuple[int, tuple[KeywordEntry, ...]]] = {}
+        if self._has_automaton:
+            for end, group in self._automaton.iter(encoded):
+                if id(group) not in first_end:
+                    first_end[id(group)] = (end, group)
+        if self._words is not None:
+            self._find_words(encoded, first_end)
+        ordered = sorted(first_end.values(), key=lambda pair: pair[0])
+        return PageScan([entry for _, group in ordered for entry in group], any(not group for _, group in ordered))
+
+    def _find_words(self, encoded: str, first_end: dict[int, tuple[int, tuple[KeywordEntry, ...]]]) -> None:
+        assert self._words is not None
+        search = self._words.search
+        position = 0
+        while (match := search(encoded, position)) is not None:
+            start = match.start()
+            position = start + 1
+            if start and _is_word_char(encoded[start - 1]):
                 continue
-            seen[key] = group
-        return [entry for group in seen.values() for entry in group]
+            for group in self._word_groups[match.group()]:
+                end = start + len(group[0].term) - 1
+                if id(group) not in first_end or first_end[id(group)][0] > end:
+                    first_end[id(group)] = (end, group)
+
+
+def _case_forms(term: str) -> set[str]:
+    if not term.isascii():
+        return {term}
+    return {term, term.upper(), term.capitalize(), term.title()}
+
+
+@dataclass(frozen=True, slots=True)
+class PageScan:
+    entries: list[KeywordEntry]
+    flagged: bool
+
+
+def _word_trie(words: set[str]) -> str:
+    """A regex for the longest of ``words`` that ends at a word boundary, factored by first character."""
+    heads: dict[str, set[str]] = {}
+    for word in words:
+        heads.setdefault(word[0], set()).add(word[1:])
+    branches = []
+    for head in sorted(heads):
+        rests = heads[head]
+        longer = {rest for rest in rests if rest}
+        options = [f"(?:{_word_trie(longer)})"] if longer else []
+        if "" in rests:
+            options.append("(?![A-Za-z0-9])")
+        branches.append(re.escape(head) + (f"(?:{'|'.join(options)})" if len(options) > 1 else options[0]))
+    return "|".join(branches)
+
+
+def _ends_word(term: str, length: int) -> bool:
+    return length == len(term) or not _is_word_char(term[length])
 
 
 def page_bytes(text: str) -> str:

@@ -1,0 +1,139 @@
+"""The amount a confirm step decides on in a long page, found in bulk, is the one the exact scan gives.
+
+``largest_amount`` lists the Arabic amounts beside a currency with two regex passes and values them column-wise;
+pages that hold a money label or a Chinese numeral go to the exact scan. Either way its answer must equal the
+largest labelled (else largest) amount of :func:`find_amounts`, first of equals, with the same text.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from decimal import Decimal
+
+import pytest
+
+from finrpa.risk.amounts import AmountMention, PriceFn, find_amounts, largest_amount
+from finrpa.risk.config import RiskConfig
+
+CONFIG = RiskConfig()
+CODES = tuple(CONFIG.fx_to_cny)
+
+
+def no_jpy(amount: Decimal, currency: str) -> Decimal | None:
+    """Pricing without a JPY rate: amounts in yen are left out."""
+    return None if currency == "JPY" else CONFIG.to_cny(amount, currency)
+
+
+def reference(text: str, to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+    priced = [
+        (mention, cny)
+        for mention in find_amounts(text, CODES)
+        if (cny := to_cny(mention.value, mention.currency)) is not None
+    ]
+    labelled = [pair for pair in priced if pair[0].labelled]
+    return max(labelled or priced, key=lambda pair: pair[1], default=None)
+
+
+def number(rnd: random.Random) -> str:
+    value = rnd.choice([rnd.randint(1, 999), rnd.randint(1_000, 9_999_999), rnd.randint(10**7, 10**10)])
+    written = rnd.choice([f"{value:,}", str(value), f"{value:,}.{rnd.randint(0, 99):02d}", f"{value}.5"])
+    return written
+
+
+AMOUNT_FORMS: list[Callable[[random.Random], str]] = [
+    lambda rnd: f"{number(rnd)} 元",
+    lambda rnd: f"{number(rnd)}元",
+    lambda rnd: f"¥{number(rnd)}",
+    lambda rnd: f"￥ {number(rnd)}",
+    lambda rnd: f"USD {number(rnd)}",
+    lambda rnd: f"{number(rnd)} usd",
+    lambda rnd: f"{number(rnd)} HKD",
+    lambda rnd: f"US${rnd.randint(1, 9)}.{rnd.randint(1, 9)}M",
+    lambda rnd: f"${number(rnd)}",
+    lambda rnd: f"HK${number(rnd)}",
+    lambda rnd: f"€{number(rnd)}",
+    lambda rnd: f"{rnd.randint(1, 999)}万元",
+    lambda rnd: f"{rnd.randint(1, 9)}.{rnd.randint(1, 9)}亿 元",
+    lambda rnd: f"{rnd.randint(1, 999)}万美元",
+    lambda rnd: f"{number(rnd)} dollars",
+    lambda rnd: f"{rnd.randint(1, 999)} million USD",
+    lambda rnd: f"JPY {number(rnd)}",
+    lambda rnd: f"{number(rnd)}日元",
+    lambda rnd: f"GBP{number(rnd)}",
+    lambda rnd: f"-{number(rnd)} 元",
+    lambda rnd: f"12:{rnd.randint(10, 59)}元",
+    lambda rnd: "1,23 元",
+    lambda rnd: f"{rnd.randint(1, 9)}. 元",
+    lambda rnd: f".{rnd.randint(1, 9)}元",
+    lambda rnd: f"¥{number(rnd)}元",
+    lambda rnd: f"RMB {number(rnd)} 元",
+    lambda rnd: f"{rnd.randint(1, 99)}¥{number(rnd)}",
+    lambda rnd: "１５０万元",
+    lambda rnd: "１，５００．００元",
+    lambda rnd: f"{number(rnd)}$",
+    lambda rnd: f"2024/{rnd.randint(1, 12)}元",
+]
+RARE_FORMS: list[Callable[[random.Random], str]] = [
+    lambda rnd: "人民币壹佰伍拾万元整",
+    lambda rnd: "一百元",
+    lambda rnd: f"合计 {number(rnd)}",
+    lambda rnd: f"付款金额：{number(rnd)} 元",
+    lambda rnd: f"Total: {number(rnd)}",
+    lambda rnd: f"summary {number(rnd)} 元",
+    lambda rnd: f"AMOUNT {number(rnd)} USD",
+]
+NOISE = [
+    "2024-03-12 ",
+    "转账汇款 ",
+    "余额 ",
+    "流水号 123456789012 ",
+    "对方户名 某某公司 ",
+    "\n",
+    "page 3 of 9 ",
+    "Ref 88-1234 ",
+    "交易时间 10:30 ",
+]
+
+
+def page(rnd: random.Random, *, rare: bool) -> str:
+    parts = []
+    for _ in range(rnd.randint(1, 40)):
+        parts.append(rnd.choice(NOISE))
+        forms = AMOUNT_FORMS + RARE_FORMS if rare and rnd.random() < 0.2 else AMOUNT_FORMS
+        parts.append(rnd.choice(forms)(rnd) + rnd.choice([" ", "\n", "，", " | "]))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("rare", [False, True])
+def test_bulk_answer_equals_the_exact_scan_on_generated_pages(rare: bool) -> None:
+    rnd = random.Random(20 + rare)
+    for _ in range(300):
+        text = page(rnd, rare=rare)
+        for to_cny in (CONFIG.to_cny, no_jpy):
+            expected = reference(text, to_cny)
+            assert largest_amount(text, CODES, to_cny) == expected, text
+            if not rare:  # the page keyword pass says whether a label is there; without one the flag is False
+                assert largest_amount(text, CODES, to_cny, unmodelled=False) == expected, text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_text", "expected_cny"),
+    [
+        ("01-02 转账 1,000.00 元\n01-03 汇款 2,500,000.00 元\n余额 300.00 元", "2,500,000.00 元", "2500000.00"),
+        ("USD 200,000 then 1,000,000 元", "USD 200,000", "1440000"),
+        ("150万元 and 1,500,000元", "150万元", "1500000"),  # equal: the first one
+        ("-9,000,000.00 元 debit, 10 元 fee", "10 元", "10"),  # after "-" no amount (as find_amounts reads it)
+        ("金额 10 元。另有一笔往来款项，见附件：9,000,000 元", "金额 10", "10"),  # a labelled amount is preferred
+        ("JPY 99,999,999 or 5 元", "5 元", "5"),
+        ("no money here 2024-01-02", None, None),
+    ],
+)
+def test_largest_amount_examples(text: str, expected_text: str | None, expected_cny: str | None) -> None:
+    found = largest_amount(text, CODES, no_jpy)
+    assert found == reference(text, no_jpy)
+    if expected_text is None:
+        assert found is None
+    else:
+        assert found is not None
+        assert (found[0].text, found[1]) == (expected_text, Decimal(expected_cny or "0"))
