@@ -190,10 +190,13 @@ async def resolve_needs_human(
     payload = {"subtask_id": state.current, "action": action, "user_id": user_id, "note": note}
     new_state = apply_event(state, EventType.HUMAN_RESOLUTION, payload)
     status = TaskStatus.PENDING.value if new_state.status is TaskStatus.RUNNING else new_state.status.value
+    checkpoint = await repository.checkpoint(run.id)  # the portal session the run continues in is kept
     transition = Transition(
         events=[NewEvent(EventType.HUMAN_RESOLUTION, payload)],
         state=new_state.model_dump(mode="json"),
         status=status,
+        storage_state=checkpoint.storage_state if checkpoint else None,
+        url=checkpoint.url if checkpoint else None,
     )
     await commit_transition(session, run.id, run.fencing_token, transition)
     await audit.append(
