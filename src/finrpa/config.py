@@ -170,6 +170,8 @@ class Settings(BaseSettings):
     approval_poll_max_s: float = 1.0
     approval_recheck_s: float = 5.0  # with a working bus the waiter still reads the database this often
     approval_sweep_s: float = 10.0  # every worker times out overdue requests (of any organisation) this often
+    # While a run waits for approval, its portal session is kept alive this often (portals log idle users out).
+    approval_keepalive_s: float = Field(120.0, gt=0)
 
     @model_validator(mode="after")
     def _require_strong_secrets(self) -> Settings:

@@ -136,7 +136,15 @@ class RunRunner:
 
     def _gate(self, run: Run) -> ApprovalGate:
         domain = get_template(run.template_id).domain if run.template_id else "common"
-        return ApprovalGate(self.settings, self.database.sessions, self.audit, self.bus, self.risk, domain=domain)
+        return ApprovalGate(
+            self.settings,
+            self.database.sessions,
+            self.audit,
+            self.bus,
+            self.risk,
+            domain=domain,
+            keepalive_s=self.settings.approval_keepalive_s,
+        )
 
     async def claim(self, run_id: str) -> int:
         """Take the run over; any earlier holder is fenced off from now on."""
