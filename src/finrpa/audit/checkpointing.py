@@ -1,7 +1,9 @@
 """Periodic signed checkpoints: every ``audit_checkpoint_interval_s`` the worker (``finrpa worker``, and the
 embedded worker of ``finrpa serve``) signs a checkpoint for each organisation whose chain grew since its last one.
 
-A checkpoint is only signed over a chain that verifies (:meth:`AuditService.checkpoint`); an organisation whose
+A checkpoint is only signed over a chain that verifies (:meth:`AuditService.checkpoint`). The sweep verifies
+incrementally: only the rows after the newest signature-checked checkpoint are re-read, linked to its last row
+hash and added to its Merkle frontier (``finrpa audit verify`` re-checks every row). An organisation whose
 chain does not verify is reported and logged as an error, and the others are still checkpointed. Several
 processes may sweep at once: each organisation is re-checked just before signing, and a checkpoint of the same
 tree is written once (an identical one is accepted, a different one is refused as a fork).
@@ -52,7 +54,7 @@ async def _checkpoint_one(service: AuditService, database: TenantDatabase, org_i
     try:
         with system_context("audit checkpoints: sign the grown chain", org_id=org_id):
             async with database.sessions() as session, session.begin():
-                signed = await service.checkpoint(session, org_id)
+                signed = await service.checkpoint(session, org_id, incremental=True)
     except FinRPAError as exc:  # the chain did not verify, or the store holds a different checkpoint
         logger.error("audit.checkpoint_refused", extra={"org_id": org_id, "error": exc.message})
         return CheckpointOutcome(org_id, 0, exc.message)

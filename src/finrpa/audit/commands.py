@@ -62,11 +62,24 @@ def _in_org(org_id: str | None, reason: str, work: Callable[[AuditService, Async
 def verify(
     org: str | None = typer.Option(None, "--org", help="Only this organisation (default: every one)."),
     checkpoint: bool = typer.Option(False, "--checkpoint", help="Sign a new checkpoint after a clean check."),
+    incremental: bool = typer.Option(
+        False,
+        "--incremental",
+        help="Check only the rows after the newest signed checkpoint and extend its tree (default: every row, "
+        "which also catches changes to rows a checkpoint already covers).",
+    ),
 ) -> None:
-    """Recompute hash chains and Merkle trees and compare them with the signed checkpoints."""
+    """Recompute hash chains and Merkle trees and compare them with the signed checkpoints.
+
+    By default every row of every chain is re-checked (a full verify); --incremental trusts the newest
+    signature-checked checkpoint for the rows it covers."""
 
     async def work(service: AuditService, session: AsyncSession) -> bool:
-        reports = [await service.verify(session, org)] if org else await service.verify_all(session)
+        reports = (
+            [await service.verify(session, org, incremental=incremental)]
+            if org
+            else await service.verify_all(session, incremental=incremental)
+        )
         if not reports:
             typer.echo("No audit trail yet.")
         for report in reports:

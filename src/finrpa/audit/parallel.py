@@ -14,8 +14,8 @@ which names the first bad row and why exactly as a single-process verify does.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import contextlib
+import dataclasses
 import hashlib
 import multiprocessing
 import os

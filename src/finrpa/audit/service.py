@@ -355,10 +355,10 @@ class AuditService:
                 return False
         return True
 
-    async def verify_all(self, session: AsyncSession) -> list[ChainReport]:
+    async def verify_all(self, session: AsyncSession, *, incremental: bool = False) -> list[ChainReport]:
         """Every organisation with rows, a chain head or a checkpoint (needs a cross-organisation context)."""
         orgs = set(await AuditRepository(session).org_ids()) | set(await self.checkpoints.org_ids())
-        return [await self.verify(session, org_id) for org_id in sorted(orgs)]
+        return [await self.verify(session, org_id, incremental=incremental) for org_id in sorted(orgs)]
 
     async def checkpoint(
         self, session: AsyncSession, org_id: str, *, incremental: bool = False

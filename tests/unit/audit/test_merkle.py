@@ -166,3 +166,21 @@ def test_every_leaf_proves_its_inclusion_and_every_prefix_its_consistency(size: 
     assert verify_consistency(old, size, root_of(leaves[:old]), root, proof)
     if 0 < old < size:
         assert not verify_consistency(old, size, root_of([*leaves[: old - 1], leaf_hash(b"x")]), root, proof)
+
+
+def test_a_tree_continued_from_its_frontier_gives_the_roots_of_the_full_tree() -> None:
+    leaves = [leaf_hash(str(index).encode()) for index in range(70)]
+    for size in (0, 1, 2, 5, 8, 13, 32, 33):
+        grown = MerkleAccumulator()
+        for leaf in leaves[:size]:
+            grown.append(leaf)
+        continued = MerkleAccumulator.from_frontier(size, grown.frontier())
+        for count, leaf in enumerate(leaves[size:], start=size + 1):
+            continued.append(leaf)
+            assert continued.size == count
+            assert continued.root() == root_of(leaves[:count])
+
+
+def test_a_frontier_that_does_not_fit_the_size_is_refused() -> None:
+    with pytest.raises(ValueError, match="does not describe a tree of 5 leaves"):
+        MerkleAccumulator.from_frontier(5, [leaf_hash(b"a")])  # 5 leaves need two perfect subtrees (4 + 1)
