@@ -6,6 +6,8 @@ template does not declare, a key the skill does not accept, or a required skill 
 
 from __future__ import annotations
 
+import copy
+from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ class TemplateError(ValidationFailedError):
 def parse_template(text: str, source: str) -> TemplateDefinition:
     """Parse and validate one template; ``source`` names it in errors."""
     try:
-        raw = yaml.safe_load(text)
+        raw = copy.deepcopy(_yaml(text))  # a private copy: validation may keep nested values by reference
     except yaml.YAMLError as exc:
         raise TemplateError(f"Template {source} is not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):
@@ -39,6 +41,13 @@ def parse_template(text: str, source: str) -> TemplateDefinition:
         raise TemplateError(f"Template {source}: {where}: {first['msg']}.") from exc
     check_template(template)
     return template
+
+
+@lru_cache(maxsize=64)
+def _yaml(text: str) -> Any:
+    """The parsed YAML of a template's text, remembered: runs look their template up several times each, and
+    parsing (not validating) is what costs."""
+    return yaml.safe_load(text)
 
 
 def check_template(template: TemplateDefinition) -> None:
