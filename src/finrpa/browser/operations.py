@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,6 +31,7 @@ from finrpa.browser.actions import (
     Uncheck,
     Upload,
 )
+from finrpa.browser.date_picker import Calendar, as_date, calendar_for, open_calendars, parse_date, walk_to
 from finrpa.browser.downloads import DownloadedFile
 from finrpa.browser.errors import (
     ActionTimeoutError,
@@ -42,15 +44,17 @@ from finrpa.browser.errors import (
 from finrpa.browser.events import EgressBlocked
 from finrpa.browser.frames import find_frame
 from finrpa.browser.records import mask_value
-from finrpa.browser.resolve import ResolvedTarget
+from finrpa.browser.resolve import ResolvedTarget, resolve_target
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.script import invoke
 from finrpa.browser.secret_text import reveal
-from finrpa.browser.snapshot import DialogInfo, PageSnapshot
+from finrpa.browser.snapshot import DialogInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_change, wait_for_expectation
 
 _READ = "(el, e) => window.__finrpa_pm.readState(el, e)"
 _MARK_SENSITIVE = "el => window.__finrpa_pm.markElementSensitive(el)"
+_READ_ONLY = "el => !!el.readOnly || el.getAttribute('aria-readonly') === 'true'"
+_NEXT_CHANGE = "([s, ms]) => window.__finrpa_pm.nextChange(s, ms)"
 _DEFAULT_CHANGE_S = 5.0
 _READBACK_S = 2.0
 
@@ -87,6 +91,9 @@ def playwright_failure(exc: PlaywrightError, ctx: OpContext, doing: str) -> Brow
     text = exc.message.splitlines()[0] if exc.message else str(exc)
     fp = ctx.target.fingerprint if ctx.target else None
     what = f'{fp.role} "{fp.name}"' if fp else "the page"
+    if isinstance(exc, PlaywrightTimeoutError) and "not editable" in exc.message:
+        return TargetRefusedError(f"{what} is read-only; the portal sets it (a picker or another field).",
+                                  reason="disabled")
     if isinstance(exc, PlaywrightTimeoutError):
         return ActionTimeoutError(f"{doing} {what} did not finish in {ctx.timeout_s:.0f} s; observe the page again.")
     if "not attached" in text or "detached" in text:
@@ -108,9 +115,7 @@ async def _read_until(ctx: OpContext, expected: str, ok: Any) -> dict[str, Any]:
     state = await _read_back(ctx, expected)
     while not ok(state) and time.monotonic() < deadline:
         since = int(state["counters"]["changes"])
-        await _target(ctx).frame.evaluate(
-            "([s, ms]) => window.__finrpa_pm.nextChange(s, ms)", [since, 100]
-        )
+        await _target(ctx).frame.evaluate(_NEXT_CHANGE, [since, 100])
         state = await _read_back(ctx, expected)
     return state
 
@@ -120,6 +125,9 @@ async def do_fill(ctx: OpContext, action: Fill) -> OpResult:
     target = _target(ctx)
     plain = reveal(action.value)
     sensitive = action.sensitive or not isinstance(action.value, str)
+    day = None if sensitive else as_date(plain)
+    if day is not None and await _read_only(ctx):
+        return await _fill_from_calendar(ctx, action, day)
     try:
         if sensitive:
             await target.handle.evaluate(_MARK_SENSITIVE)
@@ -136,6 +144,81 @@ async def do_fill(ctx: OpContext, action: Fill) -> OpResult:
             "input: set expect_value to the formatted value, or use the date-picker helper."
         )
     return OpResult(value=state["value"], value_masked=masked, counters=state["counters"])
+
+
+async def _read_only(ctx: OpContext) -> bool:
+    try:
+        return bool(await _target(ctx).handle.evaluate(_READ_ONLY))
+    except PlaywrightError as exc:
+        raise playwright_failure(exc, ctx, "Filling") from exc
+
+
+async def _fill_from_calendar(ctx: OpContext, action: Fill, day: date) -> OpResult:
+    """A read-only date field takes its date from its picker, as the skills' ``widgets.pick_date`` does:
+    open the calendar, walk to the month, click the day, and read the field back (in its own format)."""
+    target = _target(ctx)
+    wanted = action.expect_value
+
+    def holds(state: dict[str, Any]) -> bool:
+        return parse_date(state["value"]) == day and (wanted is None or bool(state["matches"]))
+
+    try:
+        state = await _read_back(ctx, wanted)
+        if not holds(state):
+            # The click opens the picker (it may already be open: then the walk finds it as it is).
+            await target.handle.click(timeout=ctx.timeout_s * 1000)
+            await walk_to(_InPlaceCalendar(ctx, target.fingerprint.frame), day)
+            state = await _read_until(ctx, wanted or day.isoformat(), holds)
+    except PlaywrightError as exc:
+        raise playwright_failure(exc, ctx, "Picking a date in") from exc
+    if not holds(state):
+        raise PostconditionFailedError(
+            f'The date field "{target.fingerprint.name}" reads back {state["value"]!r} after choosing {day} in '
+            "its calendar; the picker did not take it."
+        )
+    return OpResult(value=state["value"], value_masked=mask_value(action.value, sensitive=False),
+                    counters=state["counters"])
+
+
+class _InPlaceCalendar:
+    """The calendar walk inside one Fill action: every click goes to the single visible, enabled, unoccluded
+    element of its fingerprint and must change the page (the month shown, or the picker closing)."""
+
+    def __init__(self, ctx: OpContext, frame_path: str) -> None:
+        self.ctx, self.frame_path = ctx, frame_path
+
+    async def calendar(self, value: date) -> Calendar:
+        deadline = time.monotonic() + min(self.ctx.timeout_s, _DEFAULT_CHANGE_S)
+        while True:
+            frame = find_frame(self.ctx.tab.page, self.frame_path)
+            calendars = await open_calendars(frame, self.frame_path)
+            if calendars or frame is None or time.monotonic() >= deadline:
+                return calendar_for(calendars, value)
+            since = int((await counters_of(frame) or {}).get("changes", 0))
+            await frame.evaluate(_NEXT_CHANGE, [since, 200])
+
+    async def click(self, fingerprint: Fingerprint) -> None:
+        resolved = await resolve_target(self.ctx.tab, fingerprint)
+        since = int((await resolved.counters()).get("changes", 0))
+        await resolved.handle.click(timeout=self.ctx.timeout_s * 1000)
+        await self._changed(resolved, since, f'clicking "{fingerprint.name}"')
+
+    async def choose(self, fingerprint: Fingerprint, option: str) -> None:
+        resolved = await resolve_target(self.ctx.tab, fingerprint)
+        since = int((await resolved.counters()).get("changes", 0))
+        await resolved.handle.select_option(value=option, timeout=self.ctx.timeout_s * 1000)
+        await self._changed(resolved, since, f'choosing {option!r} in "{fingerprint.name}"')
+
+    async def _changed(self, resolved: ResolvedTarget, since: int, doing: str) -> None:
+        deadline = time.monotonic() + min(self.ctx.timeout_s, _DEFAULT_CHANGE_S)
+        while True:
+            counters = await resolved.frame.evaluate(_NEXT_CHANGE, [since, 250])
+            if int(counters["changes"]) > since:
+                return
+            if time.monotonic() >= deadline:
+                raise PostconditionFailedError(
+                    f"In the date picker, {doing} changed nothing on the page; pick the date by hand."
+                )
 
 
 async def do_select(ctx: OpContext, action: Select) -> OpResult:
@@ -203,11 +286,30 @@ async def do_upload(ctx: OpContext, action: Upload) -> OpResult:
 
 async def do_click(ctx: OpContext, action: Click) -> OpResult:
     target = _target(ctx)
-    base = Baseline.take(ctx.run, ctx.tab, target.frame, await target.counters())
+    base = Baseline.take(ctx.run, ctx.tab, target.frame, {})
     ctx.tab.dialog_policy = action.dialog
+    # The frame's counters as resolution saw them (kept by the page model) are read while the click runs: the
+    # baseline is the page before the click either way, and the click does not wait for one more round trip.
+    counters = asyncio.ensure_future(target.counters())
     click = asyncio.ensure_future(target.handle.click(timeout=ctx.timeout_s * 1000))
-    await _settle_click(ctx, click, "Clicking")
+    try:
+        await _settle_click(ctx, click, "Clicking")
+    finally:
+        base.counters = await _resolution_counters(ctx, counters)
     return await _verify_effect(ctx, base, action.expect, "Clicking", target.fingerprint.name)
+
+
+async def _resolution_counters(ctx: OpContext, read: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
+    """The counters the target's resolution recorded, or {} when the frame's document is gone (the click
+    navigated it: a new document has no record) or a native dialog blocks its scripts (the dialog is the
+    observable effect)."""
+    if not read.done() and ctx.tab.pending_dialog is not None:
+        read.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return {}
+    try:
+        return await asyncio.wait_for(read, timeout=_READBACK_S)
+    except (PlaywrightError, TimeoutError):
+        return {}
 
 
 async def do_press(ctx: OpContext, action: Press) -> OpResult:

@@ -11,7 +11,15 @@ import json
 from typing import Any
 
 from finrpa.agents.events import EventType
-from finrpa.browser import BrowserEvent, BrowserManager, Controller, EgressBlocked, RunBrowser, RunBrowserConfig
+from finrpa.browser import (
+    BrowserEvent,
+    BrowserManager,
+    Controller,
+    EgressBlocked,
+    ObserveOptions,
+    RunBrowser,
+    RunBrowserConfig,
+)
 from finrpa.browser.session_state import SessionState
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.repository import NewEvent
@@ -46,7 +54,14 @@ class BrowserSession:
     async def ensure(self) -> tuple[RunBrowser, Controller]:
         if self._run is None or self._controller is None:
             self._run = await self.manager.new_run(self.config, event_sink=self._on_event)
-            self._controller = Controller(self._run, recorder=self.recorder, screenshots=self.screenshots)
+            # Runs find elements by label and fingerprint, never by the DOM digest: observing skips serialising and
+            # hashing the whole document (large on result tables) for every snapshot.
+            self._controller = Controller(
+                self._run,
+                recorder=self.recorder,
+                screenshots=self.screenshots,
+                observe_options=ObserveOptions(dom_digest=False),
+            )
             if self.resume_url:
                 await self._controller.navigate(self.resume_url)
                 self.session_lost = has_password_field(await self._controller.observe())
