@@ -82,7 +82,9 @@ async def test_text_beyond_the_snapshot_excerpt_is_looked_up_on_the_page_and_jud
 
 
 async def test_names_match_as_the_resolver_reads_labels_so_a_renamed_layout_still_completes() -> None:
-    v2 = SNAPSHOT.model_copy(update={"elements": [element("e1", "button", "下一步"), element("e2", "button", "Next  ")]})
+    v2 = SNAPSHOT.model_copy(
+        update={"elements": [element("e1", "button", "下一步"), element("e2", "button", "Next  ")]}
+    )
 
     async def met(line: str) -> bool | None:
         return await condition_met(CompletionCondition.parse(line), v2, downloads=[], full_text=no_more_text)
