@@ -63,7 +63,8 @@ PAY = {
 }  # fmt: skip
 ELSEWHERE = {
     "step_id": "elsewhere", "goal": "把付款信息发到外部网站", "actions": ["navigate"],
-    "inputs": {"elsewhere": "http://files.example.test/upload"}, "completion": {"kind": "url_contains", "value": "example.test"},
+    "inputs": {"elsewhere": "http://files.example.test/upload"},
+    "completion": {"kind": "url_contains", "value": "example.test"},
     "failure_strategy": "ABORT",
 }  # fmt: skip
 DENY_PAYMENTS = """
@@ -376,13 +377,12 @@ async def test_a_durable_worker_replans_a_goal_run_in_a_recorded_step(
                     user = await IdentityRepository(session).user_by_username(demo.org_id, "operator")
             harness = Harness(app, demo.org_id, demo.dept_id, user.id if user else None, None)  # type: ignore[arg-type]
             client = RunQueueClient(settings)
-            pool = WorkerPool(worker_env(llm_server, url, data), prefix="g")
+            pool = WorkerPool(worker_env(llm_server, url, data), prefix="g", log_dir=tmp_path / "workers")
             stop = asyncio.Event()
             deciders = [asyncio.create_task(approve_when_asked(app, demo.org_id, name, stop))
                         for name in ("approver", "approver2")]  # fmt: skip
             try:
-                pool.fill(1)
-                await wait_until_listening(app, pool.alive())
+                await wait_until_listening(app, pool, size=1)
                 run_id = await create(harness, sandbox, purpose)
                 await client.enqueue(run_id, demo.org_id)
                 status = await asyncio.wait_for(client.result(run_id), 240)
