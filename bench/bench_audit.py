@@ -15,8 +15,12 @@ run layer writes them (tenant session, application role on PostgreSQL, per-org c
 Appends are durable: every transaction commits with PostgreSQL's default synchronous_commit (WAL flushed).
 
 Verify reads every row of one organisation, recomputes each row hash, the chain and the Merkle root, and
-compares with a signed checkpoint; "rows in memory" is the same work without the database reads, also given
-per CPU second of this process (what the machine's other load does not distort).
+compares with a signed checkpoint, side by side: in this process only ("1 process"), with the verify worker
+processes over seq ranges ("N procs", PostgreSQL; SQLite always verifies in-process), and "rows in memory" (the
+same work without the database reads). The machine is shared, so each is also given in CPU-seconds per 100,000
+rows (this process plus the workers; the database server's CPU is not counted). "checkpoint sweep" times a
+verify after INCREMENT_ROWS more rows: full (every row) against incremental (only the new rows, continuing
+from the signed checkpoint's Merkle frontier), as the periodic checkpoint sweep now does.
 
 Run: .venv/bin/python -m bench.bench_audit   (PostgreSQL from FINRPA_BENCH_DATABASE_URL, else
 FINRPA_TEST_DATABASE_URL, else postgresql://postgres@127.0.0.1:5432/postgres; a temporary database is created
@@ -44,6 +48,7 @@ from finrpa.audit.canonical import GENESIS_HASH, SORTED_FIELDS, canonical_row, h
 from finrpa.audit.checkpoints import DirectoryCheckpointStore
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.models import AuditChainHead, AuditRecord
+from finrpa.audit.parallel import default_workers
 from finrpa.audit.repository import AuditRepository
 from finrpa.audit.service import AuditService
 from finrpa.audit.verification import ChainVerifier, collector_paused
@@ -58,6 +63,8 @@ APPEND_TARGET = 1_000.0
 VERIFY_TARGET = 100_000.0
 APPEND_ROWS = 400
 REPEATS = 3
+INCREMENT_ROWS = 1_000
+BENCH_KEY = b"bench-audit-key-0123456789abcdef"
 
 
 def _entry(org_id: str, index: int) -> AuditEntry:
@@ -174,31 +181,58 @@ async def _same_org(db: TenantDatabase, service: AuditService, org_id: str) -> N
 
 
 async def _verify_scenarios(db: TenantDatabase, service: AuditService, rows: int) -> dict[str, float]:
+    """Rates in rows/s, and ``cpu:`` entries in CPU-seconds per 100,000 rows (this process plus the verify
+    workers; the database server's own CPU is not included)."""
     org_id = f"verify-{uuid.uuid4().hex[:8]}"
     await _writer(db, service, org_id, rows, 500)
+    single = _variant(service, verify_workers=1)
+    workers = default_workers()
+    parallel = _variant(service, verify_workers=workers, verify_parallel_min_rows=1)
+    results: dict[str, list[float]] = {}
+
+    def record(label: str, rate: float, cpu_s: float, count: int) -> None:
+        results.setdefault(label, []).append(rate)
+        results.setdefault(f"cpu:{label}", []).append(cpu_s / count * 100_000)
+
     with system_context("bench", org_id=org_id):
         async with db.sessions() as session, session.begin():
             await service.checkpoint(session, org_id)
             batches = [list(batch) async for batch in AuditRepository(session).chain_batches(org_id)]
-            database_rates, memory_rates, cpu_rates = [], [], []
+            await parallel.verify(session, org_id)  # start the worker processes before measuring
             for _ in range(REPEATS):
-                started = time.perf_counter()
-                report = await service.verify(session, org_id)
-                database_rates.append(report.rows / (time.perf_counter() - started))
-                assert report.ok and report.checkpoint is not None, report.summary()
+                for label, variant in (("verify db, 1 process", single), (f"verify db, {workers} procs", parallel)):
+                    started, started_cpu = time.perf_counter(), time.process_time()
+                    report = await variant.verify(session, org_id)
+                    elapsed, cpu_s = time.perf_counter() - started, time.process_time() - started_cpu
+                    assert report.ok and report.checkpoint is not None, report.summary()
+                    record(label, report.rows / elapsed, cpu_s + report.worker_cpu_s, report.rows)
                 started, started_cpu = time.perf_counter(), time.process_time()
                 verifier = ChainVerifier(org_id, [report.checkpoint])
                 with collector_paused():  # as AuditService.verify runs it
                     for batch in batches:
                         verifier.feed(batch)
                 assert verifier.finish().ok
-                memory_rates.append(rows / (time.perf_counter() - started))
-                cpu_rates.append(rows / (time.process_time() - started_cpu))
-    return {
-        "verify (database)": statistics.median(database_rates),
-        "verify (rows in memory)": statistics.median(memory_rates),
-        "  same, per CPU second": statistics.median(cpu_rates),
-    }
+                record(
+                    "verify rows in memory",
+                    rows / (time.perf_counter() - started),
+                    time.process_time() - started_cpu,
+                    rows,
+                )
+    await _writer(db, service, org_id, INCREMENT_ROWS, 500)
+    with system_context("bench", org_id=org_id):
+        async with db.sessions() as session, session.begin():
+            for _ in range(REPEATS):
+                for label, incremental in (("checkpoint sweep, full", False), ("checkpoint sweep, incr.", True)):
+                    started = time.perf_counter()
+                    report = await single.verify(session, org_id, incremental=incremental)
+                    assert report.ok, report.summary()
+                    results.setdefault(f"ms:{label}", []).append((time.perf_counter() - started) * 1000)
+    return {label: statistics.median(values) for label, values in results.items()}
+
+
+def _variant(service: AuditService, **options: int) -> AuditService:
+    """The same keys and stores, verifying with other process settings."""
+    return AuditService(audit_key=BENCH_KEY, objects=service.objects, checkpoints=service.checkpoints, **options)
 
 
 async def _measure(backend: str, verify_rows: int) -> dict[str, float]:
@@ -207,7 +241,7 @@ async def _measure(backend: str, verify_rows: int) -> dict[str, float]:
             await upgrade(url)
             db = open_tenant_database(url)
             service = AuditService(
-                audit_key=b"bench-audit-key-0123456789abcdef",
+                audit_key=BENCH_KEY,
                 objects=LocalObjectStore(Path(folder) / "objects", LinkSigner(b"k" * 32), base_url="http://bench"),
                 checkpoints=DirectoryCheckpointStore(Path(folder) / "checkpoints"),
             )
@@ -221,12 +255,22 @@ def main() -> None:
     verify_rows = int(os.environ.get("FINRPA_BENCH_VERIFY_ROWS", "50000"))
     print(f"machine load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {REPEATS} runs")
     results = {backend: asyncio.run(_measure(backend, verify_rows)) for backend in ("postgres", "sqlite")}
-    print(f"{'rows/s':<26}{'PostgreSQL':>12}{'SQLite':>12}{'PG/target':>12}")
-    for label in results["postgres"]:
-        target = VERIFY_TARGET if "verify" in label or "CPU" in label else APPEND_TARGET
-        pg, lite = results["postgres"][label], results["sqlite"][label]
-        print(f"{label:<26}{pg:>12,.0f}{lite:>12,.0f}{pg / target:>12.2f}")
+    pg_results, lite_results = results["postgres"], results["sqlite"]
+    print(f"{'rows/s':<28}{'PostgreSQL':>12}{'SQLite':>12}{'PG/target':>12}")
+    for label in (name for name in pg_results if ":" not in name):
+        target = VERIFY_TARGET if "verify" in label else APPEND_TARGET
+        pg, lite = pg_results[label], lite_results[label]
+        print(f"{label:<28}{pg:>12,.0f}{lite:>12,.0f}{pg / target:>12.2f}")
+    print(f"{'CPU-s per 100k rows verified':<28}{'PostgreSQL':>12}{'SQLite':>12}{'rows/CPU-s':>12}")
+    for label in (name for name in pg_results if name.startswith("cpu:")):
+        pg, lite = pg_results[label], lite_results[label]
+        print(f"{label[4:]:<28}{pg:>12.2f}{lite:>12.2f}{100_000 / pg:>12,.0f}")
+    print(f"{f'ms, {verify_rows:,} rows + {INCREMENT_ROWS:,} new':<28}{'PostgreSQL':>12}{'SQLite':>12}")
+    for label in (name for name in pg_results if name.startswith("ms:")):
+        print(f"{label[3:]:<28}{pg_results[label]:>12,.0f}{lite_results[label]:>12,.0f}")
     print(f"targets: append ≥ {APPEND_TARGET:,.0f} rows/s on PostgreSQL, verify ≥ {VERIFY_TARGET:,.0f} rows/s")
+    print("CPU: this process plus the verify workers (the database server's CPU is not counted); on SQLite the")
+    print("verify runs in one process whatever the setting. rows/CPU-s is what an otherwise idle core would give.")
 
 
 if __name__ == "__main__":
