@@ -7,80 +7,30 @@
   read the field back. Native ``<select>`` elements go through a Select action.
 
 They work by roles, accessible names and text (never by a page's ids), and every step is an ordinary
-controller action, so each is resolved, verified, screenshotted and recorded.
+controller action, so each is resolved, verified, screenshotted and recorded. The calendar walk is
+:func:`finrpa.browser.date_picker.walk_to`, the same one the controller's Fill of a read-only date field uses.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from finrpa.browser.actions import Click, Fill, Press, Select, Target
 from finrpa.browser.controller import Controller
+from finrpa.browser.date_picker import (
+    Calendar,
+    calendar_for,
+    date_format_for,
+    open_calendars,
+    parse_date,
+    walk_to,
+)
 from finrpa.browser.errors import InvalidActionError, PostconditionFailedError, StaleSnapshotError
 from finrpa.browser.frames import find_frame
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 
-_FORMATS = (
-    ("YYYY年MM月DD日", "%Y年%m月%d日"),
-    ("YYYY-MM-DD", "%Y-%m-%d"),
-    ("YYYY/MM/DD", "%Y/%m/%d"),
-    ("YYYY.MM.DD", "%Y.%m.%d"),
-    ("YYYYMMDD", "%Y%m%d"),
-)
-_DATE = re.compile(r"(\d{4})\D{0,3}(\d{1,2})\D{0,3}(\d{1,2})")
-
-
-def parse_date(text: str | None) -> date | None:
-    """The first date in ``text`` (2024-03-01, 2024/3/1, 2024年3月1日, 20240301), or None."""
-    if not text:
-        return None
-    match = _DATE.search(text)
-    if match is None:
-        return None
-    try:
-        return date(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:
-        return None
-
-
-def date_format_for(element: ElementInfo) -> str:
-    """strftime format suggested by the field's placeholder-like name or current value (ISO otherwise)."""
-    hints = " ".join(filter(None, [element.name, element.value, element.label])).upper()
-    for pattern, strftime in _FORMATS:
-        if pattern in hints:
-            return strftime
-    if element.value and re.fullmatch(r"\d{4}/\d{1,2}/\d{1,2}", element.value):
-        return "%Y/%m/%d"
-    return "%Y-%m-%d"
-
-
-@dataclass
-class _MonthSelect:
-    fingerprint: Fingerprint
-    options: list[tuple[str, str]]  # (label, value)
-
-    def option_for(self, number: int) -> str | None:
-        for label, value in self.options:
-            for text in (value, label):
-                digits = re.sub(r"\D", "", text)
-                if digits and int(digits) == number:
-                    return value
-        return None
-
-
-@dataclass
-class _Calendar:
-    year: int
-    month: int
-    prev: Fingerprint | None
-    next: Fingerprint | None
-    days: dict[str, Fingerprint]
-    year_select: _MonthSelect | None = None
-    month_select: _MonthSelect | None = None
+__all__ = ["choose_option", "date_format_for", "parse_date", "pick_date"]
 
 
 async def pick_date(
@@ -95,7 +45,7 @@ async def pick_date(
     if not element.readonly and element.role == "textbox" and await _typed(controller, snapshot, element, value):
         return value
     await controller.execute(Click(target=Target(fingerprint=element.fingerprint), tab_id=snapshot.tab_id))
-    await _navigate_calendar(controller, snapshot.tab_id, element.fingerprint.frame, value, max_months)
+    await walk_to(_ControllerDriver(controller, snapshot.tab_id, element.fingerprint.frame), value, max_months)
     shown = parse_date((await controller.read(Target(fingerprint=element.fingerprint), snapshot.tab_id)).value)
     if shown != value:
         raise PostconditionFailedError(
@@ -122,68 +72,21 @@ async def _typed(controller: Controller, snapshot: PageSnapshot, element: Elemen
     return True
 
 
-async def _navigate_calendar(
-    controller: Controller, tab_id: str, frame_path: str, value: date, max_months: int
-) -> None:
-    for _ in range(max_months):
-        calendar = await _calendar_for(controller, tab_id, frame_path, value)
-        offset = (value.year * 12 + value.month) - (calendar.year * 12 + calendar.month)
-        if offset == 0:
-            day = calendar.days.get(str(value.day))
-            if day is None:
-                raise InvalidActionError(f"The calendar for {value:%Y-%m} has no day {value.day}.")
-            await controller.execute(Click(target=Target(fingerprint=day), tab_id=tab_id))
-            return
-        if abs(offset) > 1 and await _jump(controller, tab_id, calendar, value):
-            continue
-        button = calendar.next if offset > 0 else calendar.prev
-        if button is None:
-            direction = "next" if offset > 0 else "previous"
-            raise InvalidActionError(f"The calendar has no {direction}-month button that FinRPA recognises.")
-        await controller.execute(Click(target=Target(fingerprint=button), tab_id=tab_id))
-    raise InvalidActionError(f"{value} is more than {max_months} months away from the calendar's month.")
+class _ControllerDriver:
+    """Walks a calendar with ordinary controller actions: every click is resolved, verified and recorded."""
 
+    def __init__(self, controller: Controller, tab_id: str, frame_path: str) -> None:
+        self.controller, self.tab_id, self.frame_path = controller, tab_id, frame_path
 
-async def _jump(controller: Controller, tab_id: str, calendar: _Calendar, value: date) -> bool:
-    """Use the calendar's year or month select when it has one (one step instead of many clicks)."""
-    for chooser, number, current in (
-        (calendar.year_select, value.year, calendar.year),
-        (calendar.month_select, value.month, calendar.month),
-    ):
-        if chooser is None or number == current:
-            continue
-        option = chooser.option_for(number)
-        if option is None:
-            return False
-        await controller.execute(Select(target=Target(fingerprint=chooser.fingerprint), option=option, tab_id=tab_id))
-        return True
-    return False
+    async def calendar(self, value: date) -> Calendar:
+        frame = find_frame(self.controller.run.tab(self.tab_id).page, self.frame_path)
+        return calendar_for(await open_calendars(frame, self.frame_path), value)
 
+    async def click(self, fingerprint: Fingerprint) -> None:
+        await self.controller.execute(Click(target=Target(fingerprint=fingerprint), tab_id=self.tab_id))
 
-async def _calendar_for(controller: Controller, tab_id: str, frame_path: str, value: date) -> _Calendar:
-    frame = find_frame(controller.run.tab(tab_id).page, frame_path)
-    raw = await invoke(frame, "calendars") if frame is not None else []
-    if not raw:
-        raise InvalidActionError("No open calendar was found after clicking the date field; pick the date by hand.")
-    calendars = [_calendar(c, frame_path) for c in raw]
-    return next((c for c in calendars if (c.year, c.month) == (value.year, value.month)), calendars[0])
-
-
-def _calendar(raw: dict[str, Any], frame_path: str) -> _Calendar:
-    def fp(item: dict[str, Any] | None) -> Fingerprint | None:
-        return Fingerprint(frame=frame_path, **item) if item else None
-
-    def chooser(item: dict[str, Any] | None) -> _MonthSelect | None:
-        if not item:
-            return None
-        options = [(str(o["label"]), str(o["value"])) for o in item["options"]]
-        return _MonthSelect(Fingerprint(frame=frame_path, **item["fingerprint"]), options)
-
-    return _Calendar(
-        year=int(raw["year"]), month=int(raw["month"]), prev=fp(raw.get("prev")), next=fp(raw.get("next")),
-        days={str(k): Fingerprint(frame=frame_path, **v) for k, v in dict(raw.get("days") or {}).items()},
-        year_select=chooser(raw.get("year_select")), month_select=chooser(raw.get("month_select")),
-    )
+    async def choose(self, fingerprint: Fingerprint, option: str) -> None:
+        await self.controller.execute(Select(target=Target(fingerprint=fingerprint), option=option, tab_id=self.tab_id))
 
 
 async def choose_option(controller: Controller, snapshot: PageSnapshot, ref: str, option: str) -> str:
