@@ -6,6 +6,11 @@ and off) against the hand-written Playwright baseline doing the same clicks, int
 Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
 ratios of medians measured side by side, not absolute times.
 
+Wall time on a loaded machine is noisy; CPU seconds per run are steadier. The CPU columns add this process's CPU
+time (FinRPA's Python side; the sandbox portal and the bench's approver run in it for both kinds alike) and the
+CPU time of every browser process under it (Chromium, its zygotes and renderers, including renderers that exited),
+each measured around the run.
+
 The evidence column is read from the last screenshot run's action events, to show the screenshots stayed complete:
 actions, actions with both a before and an after screenshot (extract and wait_for have an after-shot only, native
 dialogs none), distinct PNGs stored, and screenshots shared with the previous action's after-shot (same object).
@@ -16,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import statistics
 import tempfile
 import time
@@ -128,6 +134,36 @@ def quarter(counter: int) -> str:
     return quarters[counter % len(quarters)]
 
 
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and every process under it (browsers and their renderers): the
+    user+system time of each live process plus what its exited, reaped children used."""
+    parents: dict[int, int] = {}
+    used: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read().decode()
+        except OSError:
+            continue  # exited meanwhile
+        fields = stat[stat.rindex(")") + 2 :].split()  # the fields after "pid (comm) "
+        parents[int(entry)] = int(fields[1])
+        used[int(entry)] = sum(int(value) for value in fields[11:15]) / _TICKS  # utime stime cutime cstime
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents.items():
+        children.setdefault(parent, []).append(pid)
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0.0)
+        todo.extend(children.get(pid, []))
+    return total
+
+
 async def read_pages(page: Page, table: str, next_label: str) -> int:
     pages = 1
     while True:
@@ -140,19 +176,21 @@ async def read_pages(page: Page, table: str, next_label: str) -> int:
         pages += 1
 
 
-async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> float:
+async def run_baseline(
+    browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int
+) -> tuple[float, float]:
     spec = FLOWS[flow]
     context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
     page = await context.new_page()
     params = spec.params(folder, seed)
-    started = time.perf_counter()
+    cpu, started = cpu_seconds(), time.perf_counter()
     await spec.runner(layout)(page, base, params)
     paged = (PAGED_V2 if layout == "v2" else PAGED).get(flow)
     if paged:
         await read_pages(page, *paged)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     await context.close()
-    return elapsed
+    return elapsed, cpu
 
 
 @dataclass(frozen=True)
@@ -181,17 +219,17 @@ async def run_evidence(app: App, org_id: str, run_id: str) -> Evidence:
 
 async def run_finrpa(
     app: App, org: tuple[str, str, str], runner: RunRunner, flow: str, base: str, folder: Path, seed: int, counter: int
-) -> tuple[float, Evidence]:
+) -> tuple[float, float, Evidence]:
     org_id, dept_id, operator_id = org
     params = FLOWS[flow].params(folder, seed)
     arguments = template_arguments(flow, base, params, seed, counter)
     run_id = await start_run(app, org_id, TEMPLATES[flow], arguments, created_by=operator_id, dept_id=dept_id)
-    started = time.perf_counter()
+    cpu, started = cpu_seconds(), time.perf_counter()
     state = await runner.execute(run_id, org_id)
-    elapsed = time.perf_counter() - started
+    elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     if state.status is not TaskStatus.COMPLETED:
         raise SystemExit(f"{flow}: FinRPA run {run_id} ended {state.status.value}: {state.last_error}")
-    return elapsed, await run_evidence(app, org_id, run_id)
+    return elapsed, cpu, await run_evidence(app, org_id, run_id)
 
 
 async def prepare(settings: Settings) -> tuple[str, str, str]:
@@ -205,16 +243,26 @@ async def prepare(settings: Settings) -> tuple[str, str, str]:
                 return demo.org_id, demo.dept_id, operator.id
 
 
-async def approve_everything(app: App, org_id: str, stop: asyncio.Event) -> None:
-    """An approver of the department who approves each request as soon as it appears (payments need one)."""
+async def approve_everything(app: App, org_id: str, stop: asyncio.Event, active: asyncio.Event) -> None:
+    """An approver of the department who approves each request as soon as it appears (payments need one). It
+    looks while a FinRPA run executes (``active``), with its principal loaded once: the bench's stand-in for a
+    person in another process should not take this process's CPU from the runs it measures."""
     audit = AuditService.from_settings(app.settings)
     bus = build_bus(app.settings)
+    with system_context("bench: approver", org_id=org_id):
+        async with unit_of_work(app.database.sessions) as session:
+            user = await IdentityRepository(session).user_by_username(org_id, "approver")
+            assert user is not None
+            principal = await DirectoryService(session, app.settings).load_principal(user)
     while not stop.is_set():
+        if not active.is_set():
+            waiting = asyncio.ensure_future(active.wait())
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait({waiting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            waiting.cancel()
+            stopping.cancel()
+            continue
         with system_context("bench: approver", org_id=org_id):
-            async with unit_of_work(app.database.sessions) as session:
-                user = await IdentityRepository(session).user_by_username(org_id, "approver")
-                assert user is not None
-                principal = await DirectoryService(session, app.settings).load_principal(user)
             async with approvals_transaction(app.database.sessions, app.settings, audit=audit, bus=bus) as service:
                 for approval in await service.pending_for(principal):
                     await service.decide(approval.id, principal, True, comment="bench")
@@ -247,18 +295,21 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 )
                 for shots in (True, False)
             }
-            stop = asyncio.Event()
-            approver = asyncio.create_task(approve_everything(app, org_id, stop))
+            stop, active = asyncio.Event(), asyncio.Event()
+            approver = asyncio.create_task(approve_everything(app, org_id, stop, active))
             print(f"layout {layout}, {repeat} interleaved repeats per flow (median seconds; ratio to baseline)")
             print(f"targets: with screenshots <= {TARGET_SHOTS}x, without <= {TARGET_PLAIN}x")
             print(
                 f"{'flow':<24}{'baseline':>10}{'FinRPA+shots':>14}{'ratio':>8}{'FinRPA':>10}{'ratio':>8}"
+                f"{'CPU base':>10}{'+shots':>8}{'ratio':>8}{'plain':>8}{'ratio':>8}"
                 f"  {'evidence (actions, with before+after, PNGs stored, shared)':<40}"
             )
             counter = 0
             summary: list[tuple[float, float]] = []
+            cpu_summary: list[tuple[float, float]] = []
             for flow in flows:
                 times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
+                cpus: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
                 evidence: list[Evidence] = []
                 for attempt in range(repeat):
                     order = ["base", "shots", "plain"]
@@ -271,12 +322,15 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                             folder.mkdir(parents=True)
                         counter += 1
                         if kind == "base":
-                            times[kind].append(
-                                await run_baseline(browser, flow, layout, sandbox.base_url, folder, sandbox.config.seed)
+                            elapsed, cpu = await run_baseline(
+                                browser, flow, layout, sandbox.base_url, folder, sandbox.config.seed
                             )
+                            times[kind].append(elapsed)
+                            cpus[kind].append(cpu)
                         else:
                             runner = runners[kind == "shots"]
-                            elapsed, seen = await run_finrpa(
+                            active.set()
+                            elapsed, cpu, seen = await run_finrpa(
                                 app,
                                 (org_id, dept_id, operator_id),
                                 runner,
@@ -286,14 +340,20 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                                 sandbox.config.seed,
                                 counter,
                             )
+                            active.clear()
                             times[kind].append(elapsed)
+                            cpus[kind].append(cpu)
                             if kind == "shots":
                                 evidence.append(seen)
                 base, shots, plain = (statistics.median(times[k]) for k in ("base", "shots", "plain"))
+                cpu_base, cpu_shots, cpu_plain = (statistics.median(cpus[k]) for k in ("base", "shots", "plain"))
                 summary.append((shots / base, plain / base))
+                cpu_summary.append((cpu_shots / cpu_base, cpu_plain / cpu_base))
                 last = evidence[-1]
                 print(
                     f"{flow:<24}{base:>10.2f}{shots:>14.2f}{shots / base:>7.2f}x{plain:>10.2f}{plain / base:>7.2f}x"
+                    f"{cpu_base:>10.2f}{cpu_shots:>8.2f}{cpu_shots / cpu_base:>7.2f}x{cpu_plain:>8.2f}"
+                    f"{cpu_plain / cpu_base:>7.2f}x"
                     f"  {last.actions}, {last.both}, {last.stored}, {last.shared}"
                 )
             worst_shots, worst_plain = (max(ratios) for ratios in zip(*summary, strict=True))
@@ -302,6 +362,9 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 f"worst ratio with screenshots {worst_shots:.2f}x ({verdict[worst_shots <= TARGET_SHOTS]} "
                 f"{TARGET_SHOTS}x), without {worst_plain:.2f}x ({verdict[worst_plain <= TARGET_PLAIN]} {TARGET_PLAIN}x)"
             )
+            cpu_shots_worst, cpu_plain_worst = (max(ratios) for ratios in zip(*cpu_summary, strict=True))
+            print(f"CPU seconds (this process + browsers), worst ratio with screenshots {cpu_shots_worst:.2f}x, "
+                  f"without {cpu_plain_worst:.2f}x")
             stop.set()
             await approver
             await manager.close()
