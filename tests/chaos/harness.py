@@ -87,6 +87,7 @@ class WorkerPool:
     worker_env: dict[str, str]
     prefix: str
     log_dir: Path
+    target: int = 2  # workers kept alive: two listening, plus spares starting while a trial runs
     heartbeat_s: float | None = HEARTBEAT_S  # None: the worker's defaults
     dead_after_s: float | None = DEAD_AFTER_S
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
@@ -110,8 +111,8 @@ class WorkerPool:
         """The worker said it listens on the browser queue (DBOS launched)."""
         return b"listening on the browser queue" in (self.log_dir / f"{worker_id}.log").read_bytes()
 
-    def fill(self, size: int = 2) -> None:
-        while len(self.alive()) < size:
+    def fill(self, size: int | None = None) -> None:
+        while len(self.alive()) < (size or self.target):
             self.spawn()
 
     def alive(self) -> list[str]:
@@ -140,7 +141,7 @@ async def wait_until_listening(app: App, pool: WorkerPool, size: int = 2, timeou
     meanwhile (declared dead by the others on a loaded machine, it stops) is replaced."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        pool.fill(size)
+        pool.fill()
         ids = pool.alive()
         with system_context("chaos: workers"):
             async with unit_of_work(app.database.sessions) as session:

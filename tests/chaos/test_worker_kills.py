@@ -72,7 +72,8 @@ async def chaos(
 
             client = RunQueueClient(settings)
             worker_env = dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url)
-            pool = WorkerPool(worker_env, prefix="w", log_dir=tmp_path / "workers")
+            # a spare starts while a trial runs, so the next trial need not wait for the killed worker's replacement
+            pool = WorkerPool(worker_env, prefix="w", log_dir=tmp_path / "workers", target=3)
             stop = asyncio.Event()
             approver = asyncio.create_task(approve_when_asked(app, demo.org_id, "approver", stop))  # payments need one
             chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
