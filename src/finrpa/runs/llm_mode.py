@@ -17,8 +17,10 @@ plan of a goal run whose planning step is already settled by the template, so no
   into a CSV) stay skills: the LLM never types a password and never returns extracted data.
 
 Warm runs replay the verified decisions of the action cache, so a repeated template run in LLM mode makes few or
-no LLM calls. Completion conditions use the template's labels: a portal that renames them (the sandbox's layout
-v2) needs its own template labels, as in template mode's navigation.
+no LLM calls. Completion conditions use the template's labels and are checked as the resolver reads labels
+(synonyms, case, spacing; see finrpa.agents.completion), so they hold on a portal that renames them (the sandbox's
+layout v2: 「检索」 for 查询, 「下一步」 for 提交, the caption 「账户交易明细」 for 交易明细). A date the LLM fills
+into a read-only picker field (layout v2's statement form) goes through the picker inside the controller's Fill.
 """
 
 from __future__ import annotations
