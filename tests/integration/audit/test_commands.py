@@ -90,3 +90,29 @@ def test_verify_fails_loudly_and_names_the_row(
     result = cli.invoke(app, ["audit", "verify"])
     assert result.exit_code == 1
     assert f"FAILED org {org_id}: modified at seq 3" in result.output
+
+
+def test_incremental_verify_from_the_command_line_trusts_the_checkpoint_and_full_verify_does_not(
+    cli: CliRunner, shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    _rows(shared_db, audit_service, org_id, 4)
+    assert cli.invoke(app, ["audit", "checkpoint", "--org", org_id]).exit_code == 0
+    _rows(shared_db, audit_service, org_id, 2)
+    sql = "UPDATE audit_records SET duration_ms = 1 WHERE org_id = :org AND seq = 2"
+
+    async def doctor() -> None:
+        from finrpa.db.engine import create_engine
+
+        engine = create_engine(shared_db.url)
+        try:
+            await tamper(engine, (sql, {"org": org_id}))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(doctor())
+    result = cli.invoke(app, ["audit", "verify", "--org", org_id, "--incremental"])
+    assert result.exit_code == 0, result.output
+    assert f"OK org {org_id}: 6 rows" in result.output and "incremental: rows from seq 5 checked" in result.output
+    result = cli.invoke(app, ["audit", "verify", "--org", org_id])  # the default re-checks every row
+    assert result.exit_code == 1
+    assert f"FAILED org {org_id}: modified at seq 2" in result.output
