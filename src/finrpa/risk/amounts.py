@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -300,7 +300,7 @@ _NUMBER_BODY = _NUMBER.replace("(?P<num>", "(?:")
 _DIGIT_SHAPE = str.maketrans("0123456789", "dddddddddd")
 
 
-def _trie(words: set[str]) -> str:
+def literal_trie(words: set[str]) -> str:
     """A regex matching any of ``words``, longest first, factored by first character so that the regex engine
     can skip ahead to the characters that start one."""
     heads: dict[str, set[str]] = {}
@@ -310,14 +310,14 @@ def _trie(words: set[str]) -> str:
     for head in sorted(heads):
         rests = heads[head]
         longer = {rest for rest in rests if rest}
-        tail = f"(?:{_trie(longer)})" if longer else ""  # grouped: the alternation inside binds loosest
+        tail = f"(?:{literal_trie(longer)})" if longer else ""  # grouped: the alternation inside binds loosest
         if longer and "" in rests:
             tail += "?"
         branches.append(re.escape(head) + tail)
     return "|".join(branches)
 
 
-def _any_case(words: list[str]) -> set[str]:
+def any_case(words: Iterable[str]) -> set[str]:
     """Every spelling of ``words`` with ASCII letters in either case (literals keep the regex fast to skip)."""
     spellings: set[str] = set()
     for word in words:
@@ -346,9 +346,9 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     a literal in every alternative, so the regex engine skips ahead to where one starts."""
     markers = [*_CURRENCY_WORDS, *(code.lower() for code in codes)]
     prefix = [marker for marker in markers if marker not in _SUFFIX_ONLY]
-    reversed_markers = _trie(_any_case([marker[::-1] for marker in markers]))
-    reversed_prefix = _trie(_any_case([marker[::-1] for marker in prefix]))
-    reversed_scales = _trie(_any_case([name[::-1] for name in _SCALES]))
+    reversed_markers = literal_trie(any_case([marker[::-1] for marker in markers]))
+    reversed_prefix = literal_trie(any_case([marker[::-1] for marker in prefix]))
+    reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
     backwards = re.compile(
         rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
         rf"(?:(?P<num>[0-9][0-9,.]*+)(?=(?P<after>[-/:]|\s?(?:{reversed_prefix}))?)"
@@ -356,7 +356,7 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
         re.ASCII,
     )
     prefixed = re.compile(
-        rf"(?P<whole>(?P<marker>{_trie(_any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
+        rf"(?P<whole>(?P<marker>{literal_trie(any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
         rf"(?:\s?(?P<scale>(?i:万亿|千万|百万|十万|万|亿|千|(?:million|billion|thousand|mn|bn|k|m|b)(?![a-z]))))?)",
         re.ASCII,
     )
@@ -377,7 +377,7 @@ UNMODELLED_WORDS = (*_LABEL_WORDS, "\u0130", "\u212a")
 @lru_cache(maxsize=1)
 def _unmodelled_pattern() -> re.Pattern[str]:
     # Every alternative starts with a literal, so the regex engine skips ahead to the characters that start one.
-    return re.compile(_trie(_any_case(list(UNMODELLED_WORDS))))
+    return re.compile(literal_trie(any_case(list(UNMODELLED_WORDS))))
 
 
 def _unmodelled(text: str) -> bool:
@@ -385,12 +385,19 @@ def _unmodelled(text: str) -> bool:
 
 
 def largest_amount(
-    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, unmodelled: bool | None = None
+    text: str,
+    codes: tuple[str, ...],
+    to_cny: PriceFn,
+    *,
+    unmodelled: bool | None = None,
+    full_width: bool | None = None,
 ) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
     the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
-    ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), if the caller knows."""
-    text = normalize_digits(text)
+    ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), and ``full_width``:
+    whether it holds a full-width digit, if the caller knows (a page probe read both in one pass)."""
+    if full_width is None or full_width:
+        text = normalize_digits(text)
     if unmodelled is None:
         unmodelled = _unmodelled(text)
     if text and not unmodelled:

@@ -19,7 +19,7 @@ from finrpa.risk.config import RiskConfig
 from finrpa.risk.counts import counts_in_values, record_counts
 from finrpa.risk.identifiers import find_identifiers
 from finrpa.risk.levels import RiskLevel
-from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, PageScan, page_bytes
+from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, PageScan, ProbeResult, page_bytes
 from finrpa.risk.schemas import ActionValue, Location, RiskHit, RiskInput
 
 
@@ -46,6 +46,11 @@ class Evidence:
     action_amounts: list[PricedAmount] = field(default_factory=list)
 
     @cached_property
+    def page_probe(self) -> ProbeResult:
+        """Whether the page body holds a talk-down phrase, a money label or a full-width digit (one pass)."""
+        return self.matchers.probe.find(self.action.page_text)
+
+    @cached_property
     def page_scan(self) -> PageScan:
         """Operations named in the page body, and whether it holds a money label (read only when a rule asks)."""
         return self.matchers.page.find(page_bytes(self.action.page_text))
@@ -69,7 +74,8 @@ class Evidence:
             self.action.page_text,
             tuple(self.config.fx_to_cny),
             self.config.to_cny,
-            unmodelled=self.page_scan.flagged if "page_scan" in self.__dict__ else None,
+            unmodelled=self.page_probe.unmodelled,
+            full_width=self.page_probe.full_width,
         )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 
@@ -105,7 +111,8 @@ def collect_evidence(action: RiskInput, matchers: DomainMatchers, config: RiskCo
         *_hits(matchers.action, joined, Location.VALUES),
         *_hits(matchers.action, action.page_title, Location.PAGE_TITLE),
     ]
-    evidence.injection_hits = _hits(matchers.injection, action.page_text, Location.PAGE_TEXT)
+    if evidence.page_probe.injection:
+        evidence.injection_hits = _hits(matchers.injection, action.page_text, Location.PAGE_TEXT)
     evidence.identifier_hits = collect_identifiers(action, joined)
     evidence.action_amounts = collect_action_amounts(action, values, config)
     return evidence

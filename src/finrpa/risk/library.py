@@ -16,7 +16,7 @@ import ahocorasick
 import yaml
 
 from finrpa.exceptions import ConfigurationError
-from finrpa.risk.amounts import UNMODELLED_WORDS
+from finrpa.risk.amounts import UNMODELLED_WORDS, any_case, literal_trie
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.levels import RiskLevel
@@ -77,24 +77,82 @@ class DomainMatchers:
     """The automata stage 1 uses for one domain.
 
     ``action`` holds every keyword and reads the action's own short texts. A page body is read for what it
-    can change: ``injection`` (talk-down phrases) for every action; ``page`` (operations a confirm dialog may
-    name, and whether the page holds a money label, so that its amounts are read by the exact scan) only for
-    a confirm step.
+    can change: ``probe`` (one regex pass for the rare things: talk-down phrases, money labels, full-width
+    digits) for every action, and ``injection`` (which talk-down phrases) only when the probe saw one;
+    ``page`` (operations a confirm dialog may name, and whether the page holds a money label, so that its
+    amounts are read by the exact scan) only for a confirm step.
     """
 
     action: KeywordMatcher
     injection: KeywordMatcher
     page: PageMatcher
+    probe: PageProbe
 
     @classmethod
     def build(cls, entries: tuple[KeywordEntry, ...]) -> DomainMatchers:
+        injection = [entry for entry in entries if entry.category is Category.INJECTION]
         return cls(
             action=KeywordMatcher(entries),
-            injection=KeywordMatcher(
-                (entry for entry in entries if entry.category is Category.INJECTION), cased_variants=True
-            ),
+            injection=KeywordMatcher(injection, cased_variants=True),
             page=PageMatcher((entry for entry in entries if entry.category in HIGH_IMPACT), flags=UNMODELLED_WORDS),
+            probe=PageProbe({form for entry in injection if entry.term for form in _case_forms(entry.term)}),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """What a page body holds of the rare things stage 1 looks for in every page."""
+
+    injection: bool  # a talk-down phrase as the injection matcher reads it (before its whole-word check)
+    unmodelled: bool  # one of UNMODELLED_WORDS in any case: its amounts need the exact scan
+    full_width: bool  # a full-width digit: its amounts need normalising first
+
+
+class PageProbe:
+    """One regex pass over a page body for talk-down phrases, money labels and full-width digits.
+
+    pyahocorasick takes ~8 ns a character whatever it finds; the regex engine skips ahead to the characters
+    that start one of these rare words (~2 ns). Matches do not overlap, so a match of one kind can hide a
+    word of another kind that starts inside it ("金额" in a talk-down phrase): a kind not seen is looked for
+    again, alone, in the spans matched — the answer is exactly whether the page holds one.
+    """
+
+    def __init__(self, injection_forms: set[str]) -> None:
+        by_kind = {
+            "injection": injection_forms,
+            "unmodelled": any_case(UNMODELLED_WORDS),
+            "full_width": {chr(code) for code in range(0xFF10, 0xFF1A)},
+        }
+        self._kinds: dict[str, frozenset[str]] = {}
+        for kind, forms in by_kind.items():
+            for form in forms:
+                self._kinds[form] = self._kinds.get(form, frozenset()) | {kind}
+        # Factored by first character: the regex engine skips ahead to the characters that start one, and
+        # there tries the few words that start with it.
+        self._pattern = re.compile(literal_trie(set(self._kinds)))
+        self._alone = {
+            kind: (re.compile(literal_trie(forms)), max(map(len, forms))) for kind, forms in by_kind.items() if forms
+        }
+
+    def find(self, text: str) -> ProbeResult:
+        seen: set[str] = set()
+        spans: list[tuple[int, int]] = []
+        kinds = self._kinds
+        for match in self._pattern.finditer(text):
+            seen |= kinds[match.group()]
+            spans.append(match.span())
+            if len(seen) == len(self._alone):
+                break
+        for kind, (alone, longest) in self._alone.items():
+            if kind not in seen and any(self._starts_within(alone, longest, text, span) for span in spans):
+                seen.add(kind)
+        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen)
+
+    @staticmethod
+    def _starts_within(alone: re.Pattern[str], longest: int, text: str, span: tuple[int, int]) -> bool:
+        start, end = span
+        found = alone.search(text, start, min(len(text), end - 1 + longest))
+        return found is not None and found.start() < end
 
 
 class KeywordMatcher:
