@@ -8,12 +8,14 @@ that a short chain goes through the workers too, and compare with a single-proce
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import pytest
 
 from finrpa.audit.checkpointing import checkpoint_due
 from finrpa.audit.checkpoints import SignedCheckpoint
+from finrpa.audit.parallel import RangeTask, caller_state, verify_range
 from finrpa.audit.service import AuditService
 from finrpa.audit.verification import ChainReport
 from finrpa.tenancy import system_context
@@ -168,3 +170,27 @@ async def test_parallel_verify_names_the_same_first_bad_row(
     assert parallel.problem is not None and parallel.problem == sequential.problem
     assert (parallel.problem.kind, parallel.problem.seq) == (kind, seq)
     assert replace(parallel, worker_cpu_s=0.0).summary() == sequential.summary()
+
+
+async def test_a_verify_worker_reads_under_the_callers_role_and_tenant(
+    shared_db: SharedDatabase, audit_service: AuditService, org_id: str
+) -> None:
+    """Row-Level Security holds in the workers: with another organisation's settings a worker sees no rows."""
+    if not shared_db.is_postgres:
+        pytest.skip("verify workers run on PostgreSQL only")
+    await append_rows(shared_db.app, audit_service, org_id, 3)
+    with system_context("test verify", org_id=org_id):
+        async with shared_db.app.sessions() as session, session.begin():
+            connection = await session.connection()  # the transaction and its tenant settings start here
+            raw = (await connection.get_raw_connection()).driver_connection
+            dsn = connection.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+            caller = await caller_state(raw, dsn)
+            assert caller is not None and caller.role == "finrpa_app"
+            own = await asyncio.to_thread(verify_range, RangeTask(caller, org_id, 1, 3, ()))
+            other_settings = tuple(
+                (name, "org-other" if name == "finrpa.org_id" else value) for name, value in caller.settings
+            )
+            elsewhere = replace(caller, settings=other_settings)
+            hidden = await asyncio.to_thread(verify_range, RangeTask(elsewhere, org_id, 1, 3, ()))
+    assert own.ok and len(own.leaves) == 3 * 32
+    assert not hidden.ok and hidden.leaves == b""
