@@ -157,7 +157,7 @@ def _lifespan(settings: Settings, options: ApiOptions) -> Any:
             install_auth(app, AuthService(opened.database.sessions, settings))
             if options.worker:
                 state.worker = EmbeddedWorker(settings, opened.database, audit)
-                await state.worker.resume_unfinished()
+                await state.worker.start()
             elif options.queue:
                 state.queue = DurableQueue(settings)
             checkpoint_every = settings.audit_checkpoint_interval_s if options.worker else 0

@@ -5,18 +5,23 @@
 durable DBOS worker will replace this behind the same function. Without an embedded worker (``--no-worker``)
 runs go to the durable queue that ``finrpa worker`` processes listen on (``DurableQueue``).
 
-At start-up the worker picks up runs left PENDING or RUNNING by a previous process (the run's fencing token
-makes the takeover safe); runs waiting for a person or an approval stay where they are.
+At start-up (:meth:`EmbeddedWorker.start`) the worker picks up runs left PENDING, RUNNING or WAITING_APPROVAL by
+a previous process (the run's fencing token makes the takeover safe), as a ``finrpa worker`` recovers its
+workflows: a decision taken while the process was down is honoured, a pending request is waited on again. Runs
+waiting for a person (NEEDS_HUMAN) stay where they are. Like ``finrpa worker``, it also sweeps overdue approval
+requests every ``approval_sweep_s`` (finrpa.approvals.expiry).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from sqlalchemy import select
 
 from finrpa.agents.plan import TaskStatus
+from finrpa.approvals.expiry import run_expiry
 from finrpa.audit.service import AuditService
 from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
@@ -32,7 +37,8 @@ from finrpa.tenancy.database import TenantDatabase
 
 logger = logging.getLogger(__name__)
 
-RESUMABLE = (TaskStatus.PENDING.value, TaskStatus.RUNNING.value)
+SWEEP_STOP_TIMEOUT_S = 5.0
+RESUMABLE = (TaskStatus.PENDING.value, TaskStatus.RUNNING.value, TaskStatus.WAITING_APPROVAL.value)
 
 
 class EmbeddedWorker:
@@ -46,9 +52,26 @@ class EmbeddedWorker:
             secrets=vault_secrets(database.sessions, settings, audit),
             options=RunnerOptions(worker_id="embedded-api"),
         )
+        self.audit = audit
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._started = False
         self._start_lock = asyncio.Lock()
+        self._stop = asyncio.Event()
+        self._sweep: asyncio.Task[None] | None = None
+
+    async def start(self) -> int:
+        """Start the approvals deadline sweep and resume unfinished runs; returns how many runs were resumed."""
+        if self._sweep is None:
+            sweep = run_expiry(
+                self.database.sessions,
+                self.settings,
+                self._stop,
+                self.settings.approval_sweep_s,
+                audit=self.audit,
+                bus=self.runner.bus,
+            )
+            self._sweep = asyncio.create_task(sweep, name="finrpa-approvals-sweep")
+        return await self.resume_unfinished()
 
     def schedule(self, run_id: str, org_id: str) -> None:
         """Execute the run in the background (a no-op when it is already executing here)."""
@@ -71,7 +94,7 @@ class EmbeddedWorker:
         await asyncio.gather(task, return_exceptions=True)
 
     async def resume_unfinished(self) -> int:
-        """Schedule every run a previous process left PENDING or RUNNING; returns how many."""
+        """Schedule every run a previous process left PENDING, RUNNING or WAITING_APPROVAL; returns how many."""
         with system_context("embedded worker: resume unfinished runs after start-up"):
             async with unit_of_work(self.database.sessions) as session:
                 rows = (await session.execute(select(Run.id, Run.org_id).where(Run.status.in_(RESUMABLE)))).all()
@@ -80,6 +103,13 @@ class EmbeddedWorker:
         return len(rows)
 
     async def close(self) -> None:
+        self._stop.set()
+        if self._sweep is not None:  # let a sweep in progress finish its transaction rather than cut it off
+            try:
+                await asyncio.wait_for(self._sweep, SWEEP_STOP_TIMEOUT_S)
+            except TimeoutError:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._sweep
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()

@@ -197,10 +197,16 @@ class ApprovalGate:
         waiter = asyncio.create_task(
             wait_for_decision(self.sessions, self.bus, approval_id, audit=self.audit, settings=self.settings)
         )
-        while True:
-            done, _ = await asyncio.wait({waiter}, timeout=self.keepalive_s)
-            if done:
-                return waiter.result()
-            if keep_alive is not None:
-                with contextlib.suppress(Exception):
-                    await keep_alive()
+        try:
+            while True:
+                done, _ = await asyncio.wait({waiter}, timeout=self.keepalive_s)
+                if done:
+                    return waiter.result()
+                if keep_alive is not None:
+                    with contextlib.suppress(Exception):
+                        await keep_alive()
+        finally:  # the run stopped waiting (cancelled, its worker closing): the waiter and its session go too
+            if not waiter.done():
+                waiter.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await waiter
