@@ -59,6 +59,9 @@ from finrpa.tenancy.context import system_context
 
 WARM_RUNS = 3
 TARGET = 0.90
+# The v2 run needs a business id of its own: the report's fifth run would repeat the first run's quarter (the effect
+# ledger would rightly skip the filing), so it files the year instead.
+V2_ARGUMENTS: dict[str, dict[str, str]] = {"securities_compliance_report": {"reporting_period": "2024年度"}}
 
 
 @dataclass
@@ -112,7 +115,7 @@ async def layout_v2_run(name: str, sandbox: SandboxServer, path: LLMRunPath, fol
     result = LayoutV2Run()
     _configure(sandbox, "v2")
     try:
-        arguments = case.arguments(sandbox.base_url, folder, sandbox.config.seed, number)
+        arguments = case.arguments(sandbox.base_url, folder, sandbox.config.seed, number) | V2_ARGUMENTS.get(name, {})
         figures = await run_in_llm_mode(path, name, arguments)
     finally:
         _configure(sandbox, "v1")
@@ -143,8 +146,8 @@ async def layout_v2_run(name: str, sandbox: SandboxServer, path: LLMRunPath, fol
     try:
         state = httpx.get(f"{sandbox.base_url}/__sandbox__/state", timeout=10).json()
         case.check(state, figures.results, folder)
-    except AssertionError as exc:
-        result.error = f"wrong effect in the sandbox: {exc}"
+    except (AssertionError, KeyError) as exc:
+        result.error = f"wrong effect in the sandbox or a result missing: {exc!r}"
     return result
 
 
