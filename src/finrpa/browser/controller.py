@@ -6,8 +6,8 @@ acts, (5) checks the postcondition, (6) takes the after screenshot and hands an 
 the recorder. A failed check is a failure, never a warning.
 
 The before screenshot is the previous action's after screenshot, shared rather than taken again, when the
-page provably did not change in between (checked as resolution starts, in the round trip just before it: a
-scroll by resolution makes the check fail, never pass); see :meth:`Controller._unchanged_since`.
+page provably did not change in between (checked before resolution, which may scroll the target into
+view); see :meth:`Controller._unchanged_since`.
 """
 
 from __future__ import annotations
@@ -241,9 +241,9 @@ class Controller:
                 "accept or dismiss it first."
             )
         shots = self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract)
-        target = await self._prepare_sharing(step, seen) if shots and self._last_shot is not None else (
-            await self._prepare(step, seen)
-        )
+        if shots and self._last_shot is not None:  # the page as this action finds it, before resolution scrolls
+            step.before = await self._unchanged_since(step.tab, self._last_shot)
+        target = await self._prepare(step, seen)
         if shots and step.before is None:
             step.before = await capture(step.tab, mask_text_numbers=self.mask_text_numbers)
         # From here on the page may change: only this action's own after-shot may be reused later.
@@ -267,25 +267,6 @@ class Controller:
             table=outcome.table, text=outcome.text, tab_id=self.run.active_tab_id or step.tab.tab_id,
             new_tab_id=outcome.new_tab_id,
         )
-
-    async def _prepare_sharing(self, step: _Step, seen: _Seen | None) -> ResolvedTarget | None:
-        """:meth:`_prepare`, with the check whether the page still shows the last after-shot (the page as this
-        action finds it) sent just before resolution rather than a round trip ahead of it. If the check ran after
-        resolution scrolled, the page state differs from the shot's and a new before-shot is taken: sharing
-        never depends on the order."""
-        assert self._last_shot is not None
-        unchanged = asyncio.ensure_future(self._unchanged_since(step.tab, self._last_shot))
-        try:
-            return await self._prepare(step, seen)
-        except asyncio.CancelledError:
-            unchanged.cancel()
-            raise
-        finally:
-            if not unchanged.cancelled():
-                try:
-                    step.before = await unchanged
-                except (BrowserError, PlaywrightError):
-                    step.before = None
 
     async def _unchanged_since(self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int]) -> Screenshot | None:
         """The previous action's after-shot, marked as shared, when the page provably did not change since: same
