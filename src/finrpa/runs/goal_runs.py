@@ -26,6 +26,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -39,6 +40,7 @@ from finrpa.agents.llm_planner import AGENT_PROMPTS, PLAN_PROMPT_ID, REPLAN_PROM
 from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan, stable_subtask_id
 from finrpa.agents.plan_memory import PlanMemory
 from finrpa.agents.plan_proposal import PlanningContext, PlanningScope
+from finrpa.approvals.models import ApprovalStatus
 from finrpa.browser import Controller
 from finrpa.cache import KeyValueStore
 from finrpa.cache.factory import build_key_value_store
@@ -60,7 +62,7 @@ from finrpa.policy.run_policy import NodeCall, RunPolicy
 from finrpa.policy.schemas import Decision, PolicyDecision, RiskLevelName
 from finrpa.policy.service import PolicyService
 from finrpa.risk.categories import GENERIC, HIGH_IMPACT, Category
-from finrpa.risk.levels import Effect
+from finrpa.risk.levels import Effect, RiskLevel
 from finrpa.risk.schemas import RiskDecision, RiskInput
 from finrpa.risk.service import RiskAssessor
 from finrpa.runs import effects
@@ -72,7 +74,7 @@ from finrpa.runs.execution import (
     decision_event,
     manifest_event,
 )
-from finrpa.runs.gate import risk_event
+from finrpa.runs.gate import KeepAlive, risk_event
 from finrpa.runs.journal import Transition, check_fence, commit_transition
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import SideEffect
@@ -99,6 +101,7 @@ _READ_ACTIONS = frozenset(
     spec.name for spec in BROWSER_ACTIONS if spec.groups <= {ActionGroup.READ, ActionGroup.EXPORT}
 )
 _GOAL_PROMPTS = (PLAN_PROMPT_ID, REPLAN_PROMPT_ID, NEXT_ACTION_PROMPT_ID)
+_LOOKS = frozenset({"scroll", "extract"})
 
 
 def llm_configured(settings: Settings) -> bool:
@@ -272,7 +275,8 @@ def goal_executor(
 
     gate = None
     if isinstance(steps, RunExecutor) and steps.policy is not None:
-        gate = GoalActionGate(steps, steps.policy, domain=steps.gate.domain if steps.gate is not None else "common")
+        domain = steps.gate.domain if steps.gate is not None else "common"
+        gate = GoalActionGate(steps, steps.policy, domain=domain, keep_alive=portal_keep_alive(browser))
     loop = LLMSubtaskExecutor(
         services.client,
         services.router,
@@ -288,24 +292,84 @@ def goal_executor(
     return GoalRunExecutor(planner, loop, context, scope)
 
 
+def portal_keep_alive(browser: BrowserSession) -> KeepAlive:
+    """The portal keep-alive of a goal run's approval wait. The skill path reloads the page while a person
+    decides (its form is not filled yet); here the LLM has filled the form, and a confirm dialog may be open, so
+    the touch must not disturb the page: it requests the current page in the run's browser context, whose
+    cookies keep the portal session active, and leaves the tab as it is. Only a host of the run's egress
+    allowlist is touched, never a page the run has not started."""
+
+    async def touch() -> None:
+        if not browser.started:
+            return
+        run, _ = await browser.ensure()
+        tab = run.tabs.get(run.active_tab_id)
+        url = tab.page.url if tab is not None and not tab.page.is_closed() else ""
+        if not url.startswith(("http://", "https://")) or not run.allowlist.allows_url(url):
+            return
+        response = await run.context.request.get(url, max_redirects=0, timeout=15_000)
+        await response.dispose()
+
+    return touch
+
+
+@dataclass(frozen=True)
+class ApprovedOperation:
+    """A business operation a person approved with its values (payee, amount …) on one subtask of a run, whose
+    approved action then succeeded. The confirm step that completes the same operation with the same values
+    right after it — a confirm button or an accepted confirm dialog, in a dialog that opened after the approved
+    action and that states no other amount — is covered by the same approval; anything else needs its own."""
+
+    approval_id: str
+    subtask_id: str
+    operation: str
+    host: str
+    typed: Mapping[str, str]
+    amount_cny: Decimal | None
+    level: RiskLevel
+    dialog_text: str  # the dialog open when the approved action acted ("" when none)
+
+    def covers(
+        self, request: ActionRequest, node: NodeCall, host: str, level: RiskLevel, classifier: ActionClassifier
+    ) -> bool:
+        """Whether ``request`` (an action that changes the portal, proposed right after the approved one)
+        completes the approved operation with the approved values, at no higher risk."""
+        if (request.subtask.subtask_id, node.operation, host) != (self.subtask_id, self.operation, self.host):
+            return False
+        if _typed(request) != dict(self.typed) or node.amount_cny != self.amount_cny or level.rank > self.level.rank:
+            return False
+        if request.dialog_kind is None or not request.dialog_text or request.dialog_text == self.dialog_text:
+            return False  # a confirm step is answered in a dialog the approved action opened
+        kind = request.planned.kind
+        confirms = kind == "accept_dialog" or (
+            kind == "click" and Category.CONFIRMATION in classifier.categories(request.target_text)
+        )
+        if not confirms:
+            return False
+        stated = classifier.risk.largest_amount_cny(
+            RiskInput(id=self.subtask_id, domain=classifier.domain, values={"dialog": request.dialog_text})
+        )
+        return stated is None or stated == self.amount_cny
+
+
 @dataclass(frozen=True)
 class _Ticket:
-    """A cleared portal-changing action: its effect-ledger key (settled after the action)."""
+    """A cleared portal-changing action: its effect-ledger key (settled after the action), and the operation
+    its approval was given for (a confirm step right after it, with the same values, is covered by it)."""
 
     key: effects.EffectKey
     subtask_id: str
+    approved: ApprovedOperation | None = None
 
 
-class GoalActionGate:
-    """The run layer's gate in front of the LLM loop's actions (see the module docstring)."""
+class ActionClassifier:
+    """Which actions the LLM proposes can change the portal, and the business operation they perform, read from
+    the risk keyword vocabulary of the run's domain and the element's type (deterministic, no LLM)."""
 
-    def __init__(self, steps: RunExecutor, policy: RunPolicy, *, domain: str = "common") -> None:
-        self.steps = steps
-        self.policy = policy
+    def __init__(self, risk: RiskAssessor, domain: str = "common") -> None:
+        self.risk = risk
         self.domain = domain
-        self.risk: RiskAssessor = steps.risk
 
-    # -- classification -------------------------------------------------------------------------------------
     def categories(self, text: str) -> set[Category]:
         matcher = self.risk.detector.matchers(self.domain).action
         return {entry.category for entry in matcher.find(text)} if text else set()
@@ -315,7 +379,9 @@ class GoalActionGate:
         confirm dialog. A query or cancel button (its words say so, and name no commit) is a read, and so is a
         link that names an operation without committing it (a menu entry)."""
         kind = request.planned.kind
-        if kind == "accept_dialog":
+        if kind == "accept_dialog":  # OK on an alert only closes it; a confirm or prompt goes ahead
+            if request.dialog_kind == "alert":
+                return False
             return request.dialog_kind in ("confirm", "prompt", "beforeunload") or bool(
                 self.categories(request.dialog_text) & _COMMIT
             )
@@ -346,11 +412,41 @@ class GoalActionGate:
                     return operation
         return request.planned.kind
 
+
+class GoalActionGate:
+    """The run layer's gate in front of the LLM loop's actions (see the module docstring)."""
+
+    def __init__(
+        self,
+        steps: RunExecutor,
+        policy: RunPolicy,
+        *,
+        domain: str = "common",
+        keep_alive: KeepAlive | None = None,
+    ) -> None:
+        self.steps = steps
+        self.policy = policy
+        self.domain = domain
+        self.risk: RiskAssessor = steps.risk
+        self.classifier = ActionClassifier(self.risk, domain)
+        self.keep_alive = keep_alive  # touches the portal while a person decides
+        # The approved operation whose action just succeeded: covers the confirm step proposed right after it.
+        self.approved: ApprovedOperation | None = None
+
+    def changes_portal(self, request: ActionRequest) -> bool:
+        return self.classifier.changes_portal(request)
+
+    def operation(self, request: ActionRequest) -> str:
+        return self.classifier.operation(request)
+
     # -- the gate -----------------------------------------------------------------------------------------------
     async def review(self, request: ActionRequest) -> ActionClearance:
         subtask = request.subtask
         target_url = request.value if request.planned.kind == "navigate" and request.value else request.url
         host = urlsplit(target_url).hostname or ""
+        approved = self.approved
+        if request.planned.kind not in _LOOKS:  # only looking (scroll, extract) keeps an approval's cover
+            self.approved = None
         if not self.changes_portal(request):
             return self.check_read_host(request, host)
         values = {item.field: item.shown() for item in request.typed if item.value is not None}
@@ -381,6 +477,8 @@ class GoalActionGate:
         level: RiskLevelName = risk.final_level.value
         policy_request = self.policy.request(manifest, node, host, risk_level=level)
         bound = request.bound(operation, host)
+        if approved is not None and not approved.covers(request, node, host, risk.final_level, self.classifier):
+            approved = None
 
         async def decide(session: AsyncSession) -> PolicyDecision:
             decision = await PolicyService(session).decide(
@@ -388,7 +486,8 @@ class GoalActionGate:
             )
             recorded = [*events, risk_event(subtask, risk)]
             recorded.append(decision_event(subtask, node, host, decision, manifest.digest(), refusal))
-            recorded.append(_proposed_event(subtask, bound, decision))
+            covered = approved if _needs_approval(risk, decision) else None
+            recorded.append(_proposed_event(subtask, bound, decision, covered))
             await commit_transition(
                 session, self.steps.identity.run_id, self.steps.fencing_token, Transition(events=recorded)
             )
@@ -399,7 +498,7 @@ class GoalActionGate:
             codes = ", ".join(decision.reason_codes)
             message = f"Refused by policy ({codes}) before any portal action: {' '.join(decision.reasons)}"
             return ActionClearance(False, "policy_denied", f"{message} {refusal}".strip())
-        return await self.through_ledger(request, node, host, bound, risk, decision)
+        return await self.through_ledger(request, node, host, bound, risk, decision, approved)
 
     def check_read_host(self, request: ActionRequest, host: str) -> ActionClearance:
         """A read needs only a host inside the manifest (the run's portal hosts); a page without a host (a
@@ -423,8 +522,10 @@ class GoalActionGate:
         bound: dict[str, Any],
         risk: RiskDecision,
         decision: PolicyDecision,
+        approved: ApprovedOperation | None = None,
     ) -> ActionClearance:
-        """Effect ledger (begun before the click; an earlier attempt is reconciled), approval, then the token."""
+        """Effect ledger (begun before the click; an earlier attempt is reconciled), approval (or the cover of
+        the approval just given for the operation this action confirms), then the token."""
         subtask = request.subtask
         identity = self.steps.identity
         digest = hashlib.sha256(json.dumps(bound, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
@@ -456,7 +557,10 @@ class GoalActionGate:
         if decision.decision is Decision.REQUIRE_APPROVAL:
             coded = zip(decision.reason_codes, decision.reasons, strict=False)
             approval = [f"{code}: {reason}" for code, reason in coded]
-        if risk.requires_approval or approval:
+        given: ApprovedOperation | None = None
+        if _needs_approval(risk, decision) and approved is not None:
+            ledger.append(_covered_event(subtask.subtask_id, approved, bound, digest))
+        elif _needs_approval(risk, decision):
             gate = self.steps.gate
             if gate is None:
                 await self.settle_key(key, effects.EffectState.NOT_DONE, "no approval gate")
@@ -467,7 +571,7 @@ class GoalActionGate:
                 self.steps.fencing_token,
                 subtask,
                 None,
-                None,
+                self.keep_alive,
                 risk=risk,
                 policy_approval=approval,
                 action=bound,
@@ -477,6 +581,17 @@ class GoalActionGate:
                 await self.settle_key(key, effects.EffectState.NOT_DONE, verdict.reason)
                 ledger.append(_effect_event(subtask.subtask_id, key, effects.EffectState.NOT_DONE))
                 return ActionClearance(False, "approval_not_given", verdict.reason, events=tuple(ledger))
+            if verdict.approval_id is not None:
+                given = ApprovedOperation(
+                    approval_id=verdict.approval_id,
+                    subtask_id=subtask.subtask_id,
+                    operation=node.operation,
+                    host=host,
+                    typed=_typed(request),
+                    amount_cny=node.amount_cny,
+                    level=risk.final_level,
+                    dialog_text=request.dialog_text if request.dialog_kind is not None else "",
+                )
         try:
             await self.check_fence()
             token = self.policy.agent_token(node, host)
@@ -485,7 +600,7 @@ class GoalActionGate:
             await self.settle_key(key, effects.EffectState.NOT_DONE, exc.message)
             ledger.append(_effect_event(subtask.subtask_id, key, effects.EffectState.NOT_DONE))
             return ActionClearance(False, exc.code, exc.message, events=tuple(ledger))
-        return ActionClearance(True, events=tuple(ledger), ticket=_Ticket(key, subtask.subtask_id))
+        return ActionClearance(True, events=tuple(ledger), ticket=_Ticket(key, subtask.subtask_id, given))
 
     async def settle(
         self, clearance: ActionClearance, *, ok: bool, may_have_acted: bool, detail: str
@@ -495,6 +610,7 @@ class GoalActionGate:
             return []
         if ok:
             state = effects.EffectState.SUCCEEDED
+            self.approved = ticket.approved
         else:
             state = effects.EffectState.UNCERTAIN if may_have_acted else effects.EffectState.NOT_DONE
         await self.settle_key(ticket.key, state, detail)
@@ -538,9 +654,38 @@ def _effect_event(subtask_id: str, key: effects.EffectKey, state: str) -> NewEve
     return NewEvent(EventType.EFFECT, {"subtask_id": subtask_id, "key": key.value, "state": state, "source": "llm"})
 
 
-def _proposed_event(subtask: SubTask, bound: dict[str, Any], decision: PolicyDecision) -> NewEvent:
-    """The LLM's proposed action as the policy decided it (values typed before it included, secrets by name)."""
+def _proposed_event(
+    subtask: SubTask, bound: dict[str, Any], decision: PolicyDecision, covered: ApprovedOperation | None = None
+) -> NewEvent:
+    """The LLM's proposed action as the policy decided it (values typed before it included, secrets by name),
+    with the approval that covers it when it confirms an operation just approved with the same values."""
+    payload: dict[str, Any] = {"kind": "llm_action", "subtask_id": subtask.subtask_id, "action": bound}
+    payload["decision"] = decision.decision.value
+    if covered is not None:
+        payload["covered_by_approval"] = covered.approval_id
+    return NewEvent(EventType.POLICY_DECISION, payload)
+
+
+def _covered_event(subtask_id: str, approved: ApprovedOperation, bound: dict[str, Any], digest: str) -> NewEvent:
+    """The approval decision row of a confirm step: no new request, the approval given for the operation it
+    completes (by id) covers this exact action (its hash)."""
     return NewEvent(
-        EventType.POLICY_DECISION,
-        {"kind": "llm_action", "subtask_id": subtask.subtask_id, "action": bound, "decision": decision.decision.value},
+        EventType.APPROVAL_DECIDED,
+        {
+            "subtask_id": subtask_id,
+            "approval_id": approved.approval_id,
+            "status": ApprovalStatus.APPROVED.value,
+            "covered": True,
+            "operation": approved.operation,
+            "action": bound,
+            "action_hash": digest,
+        },
     )
+
+
+def _needs_approval(risk: RiskDecision, decision: PolicyDecision) -> bool:
+    return risk.requires_approval or decision.decision is Decision.REQUIRE_APPROVAL
+
+
+def _typed(request: ActionRequest) -> dict[str, str]:
+    return {item.field: item.shown() for item in request.typed}

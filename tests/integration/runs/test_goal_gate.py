@@ -1,8 +1,9 @@
 """Browser actions an LLM proposes go through the same controls as skill steps, in headless Chromium against the
 sandbox bank with a scripted LLM, on SQLite and PostgreSQL: a goal "向 … 付款 1,500,000 元" whose submit and confirm
-clicks the LLM proposes waits for approvals bound to exactly those clicks (element and typed values), and is paid
-exactly once when approved, not at all when rejected or when a tenant policy forbids payments; a proposal that
-leaves the portal's host is refused by the manifest. A durable worker replans a goal run inside a recorded step.
+clicks the LLM proposes waits for one approval bound to the submit (element and typed values), whose confirm step
+with the same values is covered by it (recorded by id), and is paid exactly once when approved, not at all when
+rejected or when a tenant policy forbids payments; a proposal that leaves the portal's host is refused by the
+manifest. A durable worker replans a goal run inside a recorded step.
 """
 
 from __future__ import annotations
@@ -195,11 +196,18 @@ async def with_approvers(harness: Harness, run_id: str, *, approve: bool) -> Coo
         asyncio.create_task(approve_when_asked(harness.app, harness.org_id, name, stop, approve=approve))
         for name in names
     ]
+    running = asyncio.create_task(harness.runner.execute(run_id, harness.org_id))
     try:
-        return await harness.runner.execute(run_id, harness.org_id)
+        await asyncio.wait([running, *deciders], return_when=asyncio.FIRST_COMPLETED)
+        for decider in deciders:  # an approver that stopped early would leave the run waiting: show why
+            if decider.done():
+                running.cancel()
+                decider.result()
+                raise AssertionError("an approver stopped before the run ended")
+        return await running
     finally:
         stop.set()
-        await asyncio.gather(*deciders)
+        await asyncio.gather(*deciders, return_exceptions=True)
 
 
 async def approve_when_asked(app: App, org_id: str, name: str, stop: asyncio.Event, *, approve: bool = True) -> None:
@@ -247,16 +255,22 @@ async def test_an_llm_proposed_payment_waits_for_approval_and_is_paid_exactly_on
     decided = payloads(events, "decision")
     assert [d["decision"] for d in decided] == ["require_approval", "require_approval"]
     assert {"approval.high_risk"} <= set(decided[0]["reason_codes"])
-    approvals = await harness.approvals(run_id)
-    assert len(approvals) == 2 and all(a.status is ApprovalStatus.APPROVED for a in approvals)
-    assert all(a.required_approvals == 2 for a in approvals), "a 1.5M confirmed payment is critical: two approvers"
-    assert all(a.action["kind"] == "click" and a.action["operation"] == "payment.submit" for a in approvals)
-    assert len({a.payload_hash for a in approvals}) == 2
-    seqs = {e.seq: e for e in events}
-    confirm_decision = next(e.seq for e in events if e.payload.get("kind") == "llm_action" and e.seq > min(seqs)
-                            and e.payload["action"]["target"]["name"] == "确认")  # fmt: skip
-    requested = [e.seq for e in events if e.type == EventType.APPROVAL_REQUESTED]
-    assert confirm_decision < requested[-1], "the decision is recorded before the approval and the click"
+    [approval] = await harness.approvals(run_id)
+    assert approval.status is ApprovalStatus.APPROVED, "one approval for the payment: its confirm step is covered"
+    assert approval.required_approvals == 2, "a 1.5M payment is critical: two approvers"
+    assert approval.action["kind"] == "click" and approval.action["operation"] == "payment.submit"
+    submit, confirm = proposed
+    assert "covered_by_approval" not in submit and confirm["covered_by_approval"] == approval.id
+    decisions = [e.payload for e in events if e.type == EventType.APPROVAL_DECIDED]
+    assert [(d["approval_id"], d["status"], d.get("covered", False)) for d in decisions] == [
+        (approval.id, "APPROVED", False),
+        (approval.id, "APPROVED", True),
+    ], "the confirm click is recorded as covered by the payment's approval, by id"
+    covered = decisions[1]["action"]
+    assert covered["target"]["name"] == "确认" and covered["typed"] == submit["action"]["typed"]
+    [requested] = [e.seq for e in events if e.type == EventType.APPROVAL_REQUESTED]
+    submit_decision = next(e.seq for e in events if e.payload.get("kind") == "llm_action")
+    assert submit_decision < requested, "the decision is recorded before the approval and the click"
     effects = await harness.effects(run_id)
     assert sorted(e.state for e in effects) == ["succeeded", "succeeded"]
     assert {e.operation for e in effects} == {"payment.submit"}
