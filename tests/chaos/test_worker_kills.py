@@ -91,7 +91,7 @@ async def chaos(
 
 async def _trial(chaos: Chaos, point: KillPoint, index: int) -> None:
     await wait_until_listening(chaos.app, chaos.pool)
-    backend = "sqlite" if chaos.app.settings.is_sqlite else "postgresql"
+    backend = "sqlite" if chaos.app.settings.is_sqlite else "postgres"  # the fixture's param: its summary key
     report, _ = await chaos.trial(point, f"{backend}-{index}")
     REPORTS.setdefault(backend, []).append(report)
     failover = f"{report.failover_s:.1f} s" if report.failover_s is not None else "-"
