@@ -30,6 +30,8 @@ _KEY_EVENTS = {
     EventType.RUN_FINISHED: "RUN_FINISHED",
     EventType.POLICY_DECISION: "POLICY_DECISION",
     EventType.APPROVAL_DECIDED: "APPROVAL_DECISION",
+    EventType.PLANNED: "PLAN_CREATED",  # a goal run's plan, as the LLM planner made it
+    EventType.REPLANNED: "PLAN_REPLANNED",
 }
 
 
@@ -154,4 +156,18 @@ def _login_event(event: NewEvent, state: CoordinationState) -> str | None:
 
 
 def _details(payload: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in payload.items() if key not in ("plan",) and not isinstance(value, bytes)}
+    details = {key: value for key, value in payload.items() if key not in ("plan",) and not isinstance(value, bytes)}
+    plan = payload.get("plan")
+    if isinstance(plan, dict):  # the plan's outline: which steps, by which skill (the full plan is in the event log)
+        subtasks = [s for s in plan.get("subtasks", []) if isinstance(s, dict)]
+        details["plan_steps"] = [
+            {"subtask_id": s.get("subtask_id"), "skill": _skill_of(s), "goal": str(s.get("goal", ""))[:200]}
+            for s in subtasks[:50]
+        ]
+        details["plan_step_count"] = len(subtasks)
+    return details
+
+
+def _skill_of(subtask: dict[str, Any]) -> str | None:
+    call = subtask.get("skill_call")
+    return str(call.get("skill")) if isinstance(call, dict) else None

@@ -203,6 +203,8 @@ async def test_a_goal_run_from_the_cli_is_planned_run_verified_audited_and_coste
             usage = await run_llm_usage(session, harness.org_id, run_id)
             costs = await summarize_llm_costs(session, harness.org_id, group_by=("department", "tier"))
     assert len(page.items) >= len(actions), "every browser action has its audit row"
+    [plan_row] = [item for item in page.items if item.action_type == "PLAN_CREATED"]
+    assert plan_row.details["plan_step_count"] >= 2 and plan_row.details["plan_steps"][0]["subtask_id"]
     prompts = {row.prompt_id for row in usage.rows}
     assert prompts == {"agents.plan_goal", "agents.next_action"}
     assert usage.llm_calls == len(llm_server.requests) and usage.tokens > 0
