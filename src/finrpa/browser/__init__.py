@@ -78,9 +78,9 @@ from finrpa.browser.observe import ObserveOptions
 from finrpa.browser.records import ActionIntent, ActionRecord, ActionRecorder, Screenshot, TargetSummary
 from finrpa.browser.render import estimate_tokens, render_snapshot
 from finrpa.browser.runtime import BrowserManager, RunBrowser, RunBrowserConfig, Tab
-from finrpa.browser.secret_text import SecretText
 from finrpa.browser.session_state import SessionState
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
+from finrpa.kit.secret_text import SecretText
 
 __all__ = [
     "AcceptDialog", "Action", "ActionIntent", "ActionRecord", "ActionRecorder", "ActionResult",

@@ -80,9 +80,9 @@ from finrpa.browser.resolve import FrameState, ResolvedTarget, refuse, resolve_t
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.screenshots import Capture, capture, capture_with_state
 from finrpa.browser.script import invoke
-from finrpa.browser.secret_text import SecretText
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation
+from finrpa.kit.secret_text import SecretText
 
 _GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
 _READ_TIMEOUT_S = 10.0

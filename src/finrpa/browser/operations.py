@@ -47,9 +47,9 @@ from finrpa.browser.records import mask_value
 from finrpa.browser.resolve import ResolvedTarget, resolve_target
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.script import invoke
-from finrpa.browser.secret_text import reveal
 from finrpa.browser.snapshot import DialogInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_change, wait_for_expectation
+from finrpa.kit.secret_text import reveal
 
 _READ = "(el, e) => window.__finrpa_pm.readState(el, e)"
 _MARK_SENSITIVE = "el => window.__finrpa_pm.markElementSensitive(el)"

@@ -15,8 +15,8 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field, SecretStr
 
 from finrpa.browser.actions import AcceptDialog, Action, Fill
-from finrpa.browser.secret_text import MASK
 from finrpa.browser.snapshot import Fingerprint
+from finrpa.kit.secret_text import MASK
 
 Outcome = Literal["ok", "refused", "stale", "failed", "timeout", "invalid"]
 _CARD_OR_ID = re.compile(r"^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])$")

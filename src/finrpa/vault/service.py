@@ -25,6 +25,7 @@ from finrpa.config import Settings
 from finrpa.db.base import utcnow
 from finrpa.exceptions import ConfigurationError, NotFoundError, ValidationFailedError
 from finrpa.identity.permissions import Action, Principal, Resource, decide_permission
+from finrpa.kit.secret_text import SecretText
 from finrpa.tenancy.context import system_context
 from finrpa.vault.crypto import (
     decrypt_secret,
@@ -37,7 +38,6 @@ from finrpa.vault.crypto import (
 )
 from finrpa.vault.models import CredentialRead, SecretKind, VaultDataKey, VaultSecret
 from finrpa.vault.references import secret_name
-from finrpa.vault.secret_text import SecretText
 
 
 @dataclass(frozen=True, slots=True)

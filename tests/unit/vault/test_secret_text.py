@@ -11,7 +11,7 @@ import pytest
 import structlog
 from pydantic import BaseModel
 
-from finrpa.vault.secret_text import SecretText
+from finrpa.kit.secret_text import SecretText
 
 VALUE = "pw-for-tests-only-7c1e"
 
