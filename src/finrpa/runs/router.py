@@ -18,14 +18,13 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finrpa.agents.events import EventType, apply_event
+from finrpa.agents.events import EventType
 from finrpa.agents.plan import CoordinationState, SubTask, TaskStatus
 from finrpa.agents.planner import match_goal_to_template
-from finrpa.audit.events import AuditEntry
 from finrpa.audit.masking import profile_for_roles
 from finrpa.audit.schemas import AuditPage, AuditQuery
 from finrpa.db.engine import unit_of_work
-from finrpa.exceptions import ConflictError, NotFoundError, ValidationFailedError
+from finrpa.exceptions import NotFoundError, ValidationFailedError
 from finrpa.http.caller import CurrentUser, DbSession, State, allowed, require
 from finrpa.http.idempotency import Idempotency
 from finrpa.http.pagination import DEFAULT_LIMIT, MAX_LIMIT, KeysetCursor
@@ -37,14 +36,14 @@ from finrpa.identity.auth import Authenticated
 from finrpa.identity.models import BusinessLine, Department, Role
 from finrpa.identity.permissions import Action, Resource
 from finrpa.runs.goal_runs import GoalScope, llm_configured
-from finrpa.runs.journal import Transition, claim, commit_transition
 from finrpa.runs.llm_mode import LLM_MODE
 from finrpa.runs.models import Run
-from finrpa.runs.repository import NewEvent, RunRepository
+from finrpa.runs.repository import RunRepository
 from finrpa.runs.service import (
     HUMAN_ACTIONS,
     GoalRunRequest,
     RunRequest,
+    cancel_run,
     create_goal_run,
     create_run,
     load_state,
@@ -271,7 +270,7 @@ async def cancel_task(
     task_id: str, caller: CurrentUser, session: DbSession, state: State, background: BackgroundTasks
 ) -> TaskDetail:
     run = await _visible_run(session, caller, task_id, Action.OPERATE)
-    new_state = await cancel_run(session, state, run, caller)
+    new_state = await cancel_run(session, run, caller.principal, settings=state.settings, audit=state.audit)
     if state.worker is not None:
         background.add_task(state.worker.stop_run, run.id)
     return _detail(run, new_state)
@@ -370,39 +369,6 @@ async def resolve_task(
 
 
 # -- small functions the runs service does not have (yet) -------------------------------------------------
-
-
-async def cancel_run(session: AsyncSession, state: ApiState, run: Run, caller: Authenticated) -> CoordinationState:
-    """Fence off whoever executes the run, then end it ABORTED with a run_finished event and an audit row."""
-    coordination = await load_state(session, run.id)
-    if coordination.status.is_final:
-        raise ConflictError(f"Run {run.id} has already ended ({coordination.status.value}); nothing to cancel.")
-    who = caller.principal.username or caller.principal.user_id
-    token = await claim(session, run.id, f"cancelled-by:{caller.principal.user_id}"[:100])
-    payload = {"status": TaskStatus.ABORTED.value, "error": f"Cancelled by {who}."}
-    new_state = apply_event(coordination, EventType.RUN_FINISHED, payload)
-    transition = Transition(
-        events=[NewEvent(EventType.RUN_FINISHED, payload)],
-        state=new_state.model_dump(mode="json"),
-        status=TaskStatus.ABORTED.value,
-        error_message=payload["error"],
-    )
-    await commit_transition(session, run.id, token, transition)
-    await state.audit.append(
-        session,
-        AuditEntry(
-            org_id=run.org_id,
-            action_type="TASK_CANCELLED",
-            executor=f"human:{caller.principal.user_id}",
-            task_id=run.id,
-            dept_id=run.dept_id,
-            bl_id=run.bl_id,
-            user_id=caller.principal.user_id,
-            details={"previous_status": coordination.status.value},
-        ),
-    )
-    await session.refresh(run)
-    return new_state
 
 
 # -- helpers of this module --------------------------------------------------------------------------------

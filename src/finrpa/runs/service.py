@@ -13,11 +13,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finrpa.agents.events import EventType, apply_event, replay
 from finrpa.agents.plan import CoordinationState, TaskPlan, TaskStatus
 from finrpa.agents.planner import compile_template
+from finrpa.approvals.service import ApprovalService
 from finrpa.audit.events import AuditEntry
 from finrpa.audit.service import AuditService
+from finrpa.config import Settings
 from finrpa.exceptions import ConflictError, ValidationFailedError
+from finrpa.identity.permissions import Principal
 from finrpa.runs.goal_runs import GoalScope, goal_plan, goal_versions
-from finrpa.runs.journal import Transition, commit_transition
+from finrpa.runs.journal import Transition, claim, commit_transition
 from finrpa.runs.llm_mode import LLM_MODE, RUN_MODES, SKILL_MODE, compile_llm_mode, llm_mode_scope
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
@@ -213,4 +216,42 @@ async def resolve_needs_human(
             details={"subtask_id": state.current, "note": note, "reason": state.last_error},
         ),
     )
+    return new_state
+
+
+async def cancel_run(
+    session: AsyncSession, run: Run, principal: Principal, *, settings: Settings, audit: AuditService
+) -> CoordinationState:
+    """Fence off whoever executes the run, end it ABORTED (run_finished event and a TASK_CANCELLED audit row) and
+    cancel its pending approval requests (audited), so no approver is left with a request nobody waits for."""
+    coordination = await load_state(session, run.id)
+    if coordination.status.is_final:
+        raise ConflictError(f"Run {run.id} has already ended ({coordination.status.value}); nothing to cancel.")
+    who = principal.username or principal.user_id
+    token = await claim(session, run.id, f"cancelled-by:{principal.user_id}"[:100])
+    payload = {"status": TaskStatus.ABORTED.value, "error": f"Cancelled by {who}."}
+    new_state = apply_event(coordination, EventType.RUN_FINISHED, payload)
+    transition = Transition(
+        events=[NewEvent(EventType.RUN_FINISHED, payload)],
+        state=new_state.model_dump(mode="json"),
+        status=TaskStatus.ABORTED.value,
+        error_message=payload["error"],
+    )
+    await commit_transition(session, run.id, token, transition)
+    await audit.append(
+        session,
+        AuditEntry(
+            org_id=run.org_id,
+            action_type="TASK_CANCELLED",
+            executor=f"human:{principal.user_id}",
+            task_id=run.id,
+            dept_id=run.dept_id,
+            bl_id=run.bl_id,
+            user_id=principal.user_id,
+            details={"previous_status": coordination.status.value},
+        ),
+    )
+    approvals = ApprovalService(session, settings, audit=audit)
+    await approvals.cancel_pending(run.id, f"the run was cancelled by {who}")
+    await session.refresh(run)
     return new_state

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from finrpa.agents.events import EventType
+from finrpa.approvals.service import ApprovalService
 from finrpa.db.engine import unit_of_work
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.models import Run
@@ -195,6 +196,31 @@ async def test_cancel_ends_the_run_aborted_with_an_event_and_an_audit_row(world:
     assert [e["seq"] for e in newer["items"]] == [3]
     actions = (await world.call("GET", f"/api/v1/tasks/{task['id']}/actions", "a", "operator")).json()
     assert [row["action_type"] for row in actions["items"]] == ["TASK_CANCELLED"]
+
+
+async def test_cancelling_a_run_cancels_its_pending_approval_so_no_approver_is_left_with_it(world: World) -> None:
+    task = await world.create_task()
+    org = world.orgs["a"]
+    with system_context("test: the run asks for an approval", org_id=org.id):
+        async with unit_of_work(world.state.database.sessions) as session:
+            approval = await ApprovalService(session, world.settings, audit=world.state.audit).request(
+                task["id"],
+                "submit-payment",
+                {"skill": "payment.submit", "amount": "12345.60"},
+                {"level": "high", "reasons": ["money movement"]},
+                org.users["operator"],
+                org.departments["ops"],
+                None,
+                org.id,
+            )
+    cancelled = await world.call("POST", f"/api/v1/tasks/{task['id']}/cancel", "a", "operator")
+    assert cancelled.status_code == 200, cancelled.text
+    detail = await world.call("GET", f"/api/v1/approvals/{approval.id}", "a", "approver")
+    assert detail.json()["status"] == "CANCELLED" and "cancelled by operator" in detail.json()["resolution"]
+    queue = await world.call("GET", "/api/v1/approvals", "a", "approver", params={"run_id": task["id"]})
+    assert queue.json()["items"] == []
+    actions = (await world.call("GET", f"/api/v1/tasks/{task['id']}/actions", "a", "auditor")).json()
+    assert {row["action_type"] for row in actions["items"]} >= {"TASK_CANCELLED"}
 
 
 async def test_the_stream_sends_every_event_then_an_end_event(world: World) -> None:
