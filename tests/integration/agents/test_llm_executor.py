@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from finrpa.agents.llm_actions import ActionClearance, ActionRequest
 from finrpa.agents.llm_executor import LLMSubtaskExecutor, LoopOptions
 from finrpa.agents.plan import SubTask
-from finrpa.browser import Action, BrowserManager, Controller, RunBrowserConfig
+from finrpa.browser import BrowserManager, Controller, RunBrowserConfig
 from finrpa.cache import InProcessKeyValueStore, KeyValueStore
 from finrpa.config import Settings
 from finrpa.llm import ActionCache, CallContext, LLMClient, ModelRouter, RouterThresholds
@@ -245,15 +246,22 @@ class RefuseLinks:
 
     def __init__(self) -> None:
         self.reviewed: list[str] = []
+        self.settled = 0
 
-    async def review(self, subtask: SubTask, action: Action) -> str | None:
-        target = getattr(action, "target", None)
-        role = target.fingerprint.role if target is not None and target.fingerprint is not None else ""
+    async def review(self, request: ActionRequest) -> ActionClearance:
+        fingerprint = request.planned.fingerprint
+        role = fingerprint.role if fingerprint is not None else ""
         self.reviewed.append(role)
-        return None if role == "button" else "policy: only buttons may be clicked in this step"
+        if role == "button":
+            return ActionClearance(proceed=True)
+        return ActionClearance(proceed=False, code="policy_denied", message="policy: only buttons may be clicked here")
+
+    async def settle(self, clearance: ActionClearance, *, ok: bool, may_have_acted: bool, detail: str) -> list[Any]:
+        self.settled += 1
+        return []
 
 
-async def test_a_gate_refusal_is_told_to_the_llm_and_nothing_is_done(
+async def test_a_gate_refusal_ends_the_subtask_with_its_reason_and_nothing_is_clicked(
     llm_server: ScriptedLLMServer, loops: Loops, controller: Controller, sandbox: SandboxServer
 ) -> None:
     await at_overview(controller, sandbox)
@@ -264,7 +272,8 @@ async def test_a_gate_refusal_is_told_to_the_llm_and_nothing_is_done(
     outcome = await loops.make(gate=gate).run_goal(OPEN.model_copy(update={"inputs": {
         "allowed_actions": ["click"], "max_steps": 2}}))  # fmt: skip
 
-    assert outcome.needs_human and outcome.error_code == "llm_step_budget_exhausted"
-    assert gate.reviewed == ["link", "link"]
-    assert "only buttons may be clicked" in scripted.seen[-1].history, "the model was told why"
+    # A refusal is final for the subtask (never retried as is): the run goes on per its failure strategy.
+    assert not outcome.success and not outcome.retryable and outcome.error_code == "policy_denied"
+    assert "only buttons may be clicked" in (outcome.error or "")
+    assert gate.reviewed == ["link"] and gate.settled == 0, "refused before acting: nothing to settle"
     assert controller.run.active_tab.page.url.endswith("/bank/")
