@@ -49,6 +49,21 @@ def _fill_statement_form(page: Page, stack: Stack, password: str) -> None:
     _pick_date(page, "结束日期", DEMO_PERIOD[1].isoformat())
 
 
+def _confirm_popover(page: Page) -> None:
+    """Press OK in the open confirmation popover. A click that lands while the popover is still animating in can be
+    lost on a loaded machine (as it can for a person, who presses again), so press again while it stays open."""
+    popover = page.locator(".ant-popconfirm:not(.ant-popover-hidden)")
+    ok = popover.get_by_role("button", name=re.compile(r"^(确 定|OK)$"))
+    for _ in range(3):
+        ok.click()
+        try:
+            expect(popover).to_have_count(0, timeout=5_000)
+            return
+        except AssertionError:
+            continue
+    expect(popover).to_have_count(0)
+
+
 def _images_loaded(page: Page) -> list[int]:
     widths: list[int] = page.eval_on_selector_all(
         ".ant-modal figure img", "images => images.map(image => image.complete ? image.naturalWidth : 0)"
@@ -128,7 +143,7 @@ def test_operator_resolves_a_run_waiting_for_a_person(
 
     panel.get_by_label("处理说明").fill("账号填写错误，终止本次查询")
     panel.get_by_role("button", name="中止任务").click()
-    page.get_by_role("button", name="确 定").or_(page.get_by_role("button", name="OK")).click()
+    _confirm_popover(page)
     expect(page.get_by_test_id("task-status").locator("[data-status=ABORTED]")).to_be_visible(timeout=60_000)
     expect(panel).to_have_count(0)
     expect(page.get_by_test_id("action-timeline")).to_contain_text("HUMAN_INTERVENTION")  # the choice is audited
@@ -309,6 +324,6 @@ def test_admin_adds_a_policy_sees_the_validators_message_and_disables_it(
     screenshots.save(page, "admin-policies")
 
     row.get_by_test_id("disable-policy").click()
-    page.get_by_role("button", name="确 定").or_(page.get_by_role("button", name="OK")).click()
+    _confirm_popover(page)
     expect(row).to_contain_text("已停用")
     expect(row.get_by_test_id("disable-policy")).to_have_count(0)
