@@ -37,6 +37,7 @@ TEMPLATES = {"payment": "bank_payment_submission", "statement": "bank_statement_
 STEPS = {"payment": ("login", "pay"), "statement": ("login", "query", "extract", "export")}
 FINAL = ("COMPLETED", "FAILED", "ABORTED", "TIMEOUT")
 HEARTBEAT_S, DEAD_AFTER_S = 0.5, 4.0
+PURPOSE_LIMIT = 50  # the sandbox bank's 用途/附言 takes at most 50 characters; longer is a rejected payment
 
 
 @dataclass(frozen=True)
@@ -178,13 +179,16 @@ class Chaos:
             "password": f"secret://{BANK_PASSWORD_SECRET}",
         }
         if template == "payment":
+            business_ref = f"CHAOS-{tag}-{time.time_ns()}"  # written into 用途/附言, so it must fit the field
+            if len(business_ref) > PURPOSE_LIMIT:
+                raise ValueError(f"{business_ref!r} is longer than {PURPOSE_LIMIT} characters: shorten the tag")
             return login | {
                 "payer_account": "1001020309000123456",
                 "payee_name": "杭州示例电子商务有限公司",
                 "payee_account": "3301040160000012345",
                 "payee_bank": "招商银行",
                 "amount": "8800.00",
-                "business_ref": f"CHAOS-{tag}-{time.time_ns()}",
+                "business_ref": business_ref,
             }
         # two months: a short statement keeps the trial short without skipping pagination
         return login | {"account_number": "1001020309000123456", "start_date": "2024-01-01", "end_date": "2024-02-29"}
@@ -209,7 +213,7 @@ class Chaos:
             self.pool.fill()
             run, _, _ = await self.read(run_id)
             if run.status in (*FINAL, "NEEDS_HUMAN"):  # a run waiting for a person does not move on by itself
-                return run.status
+                return str(run.status)
             await asyncio.sleep(0.2)
         raise AssertionError(f"run {run_id} did not end within {timeout_s:.0f} s")
 
