@@ -65,6 +65,7 @@ class ApprovalSummary(BaseModel):
     id: str
     run_id: str
     subtask_id: str
+    attempt: int = Field(description="0 for the step's first request; one more each time a person retried the step.")
     status: ApprovalStatus
     action_summary: str
     risk_level: RiskLevel
@@ -211,6 +212,7 @@ def _summary(approval: Approval) -> ApprovalSummary:
         id=approval.id,
         run_id=approval.run_id,
         subtask_id=approval.subtask_id,
+        attempt=approval.attempt,
         status=approval.status,
         action_summary=approval.action_summary,
         risk_level=approval.risk.level,

@@ -76,6 +76,7 @@ async def test_an_approver_sees_the_request_in_their_queue_with_risk_evidence_an
     [item] = queue.json()["items"]
     assert item["id"] == asked["approval_id"] and item["status"] == "PENDING"
     assert item["risk_level"] == "high" and item["required_approvals"] == 1
+    assert item["attempt"] == 0, "a step's first request"
     for user in ("operator", "viewer", "auditor"):  # the requester and people without the approver role
         theirs = await world.call("GET", "/api/v1/approvals", "a", user, params={"run_id": asked["task_id"]})
         assert theirs.status_code == 200 and theirs.json()["items"] == [], user

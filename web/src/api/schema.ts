@@ -848,6 +848,11 @@ export interface components {
             run_id: string;
             /** Subtask Id */
             subtask_id: string;
+            /**
+             * Attempt
+             * @description 0 for the step's first request; one more each time a person retried the step.
+             */
+            attempt: number;
             status: components["schemas"]["ApprovalStatus"];
             /** Action Summary */
             action_summary: string;
@@ -949,6 +954,11 @@ export interface components {
             run_id: string;
             /** Subtask Id */
             subtask_id: string;
+            /**
+             * Attempt
+             * @description 0 for the step's first request; one more each time a person retried the step.
+             */
+            attempt: number;
             status: components["schemas"]["ApprovalStatus"];
             /** Action Summary */
             action_summary: string;
