@@ -43,7 +43,7 @@ from finrpa.risk.service import RiskAssessor
 from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
-from finrpa.runs.gate import ApprovalGate, flatten_values, risk_event
+from finrpa.runs.gate import ApprovalGate, GateVerdict, flatten_values, risk_event
 from finrpa.runs.journal import Transition, check_fence, commit_transition
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
@@ -240,15 +240,7 @@ class RunExecutor:
         if self.gate is None:
             reason = "This export needs an approval, and this run has no approval gate; start it through the server."
             return ExecutionOutcome(success=False, error=reason, error_code="approval_unavailable", abort_run=True)
-        verdict = await self.gate.check(
-            self.identity,
-            self.fencing_token,
-            subtask,
-            call,
-            keep_alive=lambda: _keep_alive(context),
-            risk=admission.risk,
-            policy_approval=admission.approval,
-        )
+        verdict = await self._ask_gate(self.gate, subtask, call, context, admission)
         if not verdict.proceed:
             return ExecutionOutcome(
                 success=False,
@@ -260,6 +252,20 @@ class RunExecutor:
         outcome = self._outcome(await skill.run(call.params, context))
         outcome.events[:0] = verdict.events
         return outcome
+
+    async def _ask_gate(
+        self, gate: ApprovalGate, subtask: SubTask, call: SkillCall, context: SkillContext, admission: Admission
+    ) -> GateVerdict:
+        """The approval gate for this step, with the risk and policy reasons already decided at admission."""
+        return await gate.check(
+            self.identity,
+            self.fencing_token,
+            subtask,
+            call,
+            keep_alive=lambda: _keep_alive(context),
+            risk=admission.risk,
+            policy_approval=admission.approval,
+        )
 
     def _skill_context(self, subtask: SubTask, run_browser: RunBrowser, controller: Controller) -> SkillContext:
         return SkillContext(
@@ -327,15 +333,7 @@ class RunExecutor:
                 decided.events[:0] = ledger
                 return decided
         if self.gate is not None:
-            verdict = await self.gate.check(
-                self.identity,
-                self.fencing_token,
-                subtask,
-                call,
-                keep_alive=lambda: _keep_alive(context),
-                risk=admission.risk,
-                policy_approval=admission.approval,
-            )
+            verdict = await self._ask_gate(self.gate, subtask, call, context, admission)
             ledger.extend(verdict.events)
             if not verdict.proceed:
                 await self._settle(key, effects.EffectState.NOT_DONE, None, verdict.reason)
