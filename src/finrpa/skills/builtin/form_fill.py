@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from finrpa.browser import SecretText
 from finrpa.skills.base import (
     BaseSkill,
     ErrorStrategy,
@@ -18,7 +19,7 @@ from finrpa.skills.base import (
     SkillResult,
 )
 from finrpa.skills.context import SkillContext
-from finrpa.skills.portal_state import alert_text, raise_if_transient
+from finrpa.skills.portal_state import alert_text, mask_values, raise_if_transient, read_portal_reply
 from finrpa.skills.registry import register_skill
 from finrpa.skills.resolve import CLICKABLE
 
@@ -48,8 +49,18 @@ class FormFillParams(BaseModel):
 
 
 class FormRejectedError(SkillError):
+    """The portal answered the submission with its own error messages (an over-long 附言, an unknown
+    account): a person must correct the input, so retrying with the same values is pointless.
+
+    The step had already clicked submit, so the run layer still records the effect as uncertain, not as
+    not done: a retry reconciles with the portal's records before it submits again."""
+
     code = "form_rejected"
     retryable = False
+
+
+# How long a failed submit waits for the portal's alert to show (a toast after an XHR answer).
+_REPLY_WAIT_S = 1.5
 
 
 @register_skill
@@ -69,46 +80,60 @@ class FormFillSkill(BaseSkill[FormFillParams]):
             await page.navigate_menu(params.navigate_to)
         raise_if_transient(await page.observe())
         sensitive = set(params.sensitive_fields)
+        hidden: list[str | SecretText] = []  # what went into secret or sensitive fields: never in an error
         for label, value in params.fields.items():
             if value is None or value == "":
                 continue
             if isinstance(value, str) and value.startswith("secret://"):
                 value = await context.secret(value, purpose=f"form field {label}")
+            if label in sensitive or isinstance(value, SecretText):
+                hidden.append(value if isinstance(value, SecretText) else str(value))
             await page.set_field(label, value, sensitive=label in sensitive)
         for label, path in params.files.items():
             await page.set_field(label, str(context.upload_file(path)))
         data: dict[str, Any] = {"filled": sorted([*params.fields, *params.files])}
         if params.submit:
-            await context.before_effect()
-            await page.click(params.submit, roles=CLICKABLE)
-            snapshot = await page.observe()
-            raise_if_transient(snapshot)
-            if params.confirm:
-                await context.before_effect()
-                await page.click(params.confirm, roles=CLICKABLE)
-                snapshot = await page.observe()
-                raise_if_transient(snapshot)
-            await self._check_outcome(params, context)
+            await self._submit(params, context, hidden)
+            await self._check_outcome(params, context, hidden)
             for name, label in params.capture.items():
                 captured = await page.read_value(label)
                 if captured is None:
-                    raise SkillError(
-                        f"The result page does not show {label!r}; the submission is uncertain.",
-                        code="capture_missing",
-                        retryable=False,
-                    )
+                    raise await _missing_capture(params, context, label, hidden)
                 data[name] = captured
         return SkillResult.ok(data, url=page.url)
 
-    async def _check_outcome(self, params: FormFillParams, context: SkillContext) -> None:
-        snapshot = await context.page.observe()
-        if params.expect_text and not await context.page.text_visible(params.expect_text):
-            problem = alert_text(snapshot) or "the expected confirmation did not appear"
-            raise FormRejectedError(f"The portal did not accept the form: {problem}.")
-        alerts = alert_text(snapshot)
-        still_on_form = params.submit is not None and await context.page.present(params.submit, CLICKABLE) is not None
+    async def _submit(self, params: FormFillParams, context: SkillContext, hidden: list[str | SecretText]) -> None:
+        page = context.page
+        assert params.submit is not None
+        await context.before_effect()
+        await page.click(params.submit, roles=CLICKABLE)
+        raise_if_transient(await page.observe())
+        if not params.confirm:
+            return
+        if await page.present(params.confirm, CLICKABLE) is None:
+            # No confirmation dialog: the portal may have answered the submit itself with its errors.
+            reply = await read_portal_reply(context.browser.active_tab, hide=hidden)
+            if reply.alerts and await page.present(params.submit, CLICKABLE) is not None:
+                raise _rejected(reply.describe())
+        await context.before_effect()
+        await page.click(params.confirm, roles=CLICKABLE)
+        raise_if_transient(await page.observe())
+
+    async def _check_outcome(
+        self, params: FormFillParams, context: SkillContext, hidden: list[str | SecretText]
+    ) -> None:
+        page = context.page
+        if params.expect_text and not await page.text_visible(params.expect_text):
+            reply = await read_portal_reply(context.browser.active_tab, hide=hidden, wait_s=_REPLY_WAIT_S)
+            said = reply.describe()
+            problem = (
+                said if reply.alerts else "the expected confirmation did not appear" + (f" ({said})" if said else "")
+            )
+            raise _rejected(problem)
+        alerts = mask_values(alert_text(await page.current()), hidden)
+        still_on_form = params.submit is not None and await page.present(params.submit, CLICKABLE) is not None
         if alerts and (still_on_form or not params.capture):
-            raise FormRejectedError(f"The portal did not accept the form: {alerts}.")
+            raise _rejected(alerts)
 
     async def reconcile(self, params: FormFillParams, context: SkillContext) -> ReconcileResult:
         spec = params.reconcile
@@ -129,6 +154,28 @@ class FormFillSkill(BaseSkill[FormFillParams]):
         return ReconcileResult(
             outcome=ReconcileOutcome.DID_NOT_HAPPEN, detail=f"no record of {spec.query!r} in the portal"
         )
+
+
+async def _missing_capture(
+    params: FormFillParams, context: SkillContext, label: str, hidden: list[str | SecretText]
+) -> SkillError:
+    """Why the result page lacks ``label``: the portal's own error messages on the re-shown form make it a
+    rejection a person must fix (form_rejected); otherwise the submission is uncertain (capture_missing)."""
+    reply = await read_portal_reply(context.browser.active_tab, hide=hidden, wait_s=_REPLY_WAIT_S)
+    still_on_form = params.submit is not None and await context.page.present(params.submit, CLICKABLE) is not None
+    if reply.alerts and still_on_form:
+        return _rejected(reply.describe())
+    said = reply.describe()
+    return SkillError(
+        f"The result page does not show {label!r}; the submission is uncertain" + (f" ({said})." if said else "."),
+        code="capture_missing",
+        retryable=False,
+    )
+
+
+def _rejected(problem: str) -> FormRejectedError:
+    stop = "" if problem.endswith(("。", ".", "！", "!")) else "."
+    return FormRejectedError(f"The portal did not accept the form: {problem}{stop} Correct the input and submit again.")
 
 
 async def _reference_for(context: SkillContext, spec: ReconcileSpec) -> str | None:
