@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from finrpa.config import Settings, get_settings
 from finrpa.db import migrate
-from finrpa.db.engine import check_reachable, unit_of_work
+from finrpa.db.engine import APPLICATION_NAME, check_reachable, unit_of_work
 from finrpa.exceptions import ConfigurationError, NotFoundError
 from finrpa.identity.models import Organization
 from finrpa.runs.durable import migrate_engine_tables
@@ -26,8 +26,11 @@ class App:
 
 
 @asynccontextmanager
-async def open_app(settings: Settings | None = None, *, auto_migrate: bool = False) -> AsyncIterator[App]:
-    """Open the database (migrating it first when asked, or refusing when it is behind)."""
+async def open_app(
+    settings: Settings | None = None, *, auto_migrate: bool = False, application_name: str = APPLICATION_NAME
+) -> AsyncIterator[App]:
+    """Open the database (migrating it first when asked, or refusing when it is behind). ``application_name``
+    names the process's PostgreSQL sessions (a worker uses its own, so they can be ended when it is dead)."""
     settings = settings or get_settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     url = settings.resolved_database_url
@@ -38,7 +41,9 @@ async def open_app(settings: Settings | None = None, *, auto_migrate: bool = Fal
         state = await migrate.migration_state(url)
         if not state.up_to_date:
             raise ConfigurationError("The database is not at the current schema; run `finrpa migrate` first.")
-    database = open_tenant_database(url)
+    database = open_tenant_database(
+        url, application_name=application_name, lock_timeout_s=settings.database_lock_timeout_s
+    )
     try:
         await check_reachable(database.engine)
         yield App(settings=settings, database=database)

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file in data_dir."
     )
+    # PostgreSQL: no statement waits longer than this for another session's lock (0: no limit); a statement that
+    # does is rolled back with a retryable error (finrpa.exceptions.LockTimeoutError).
+    database_lock_timeout_s: float = Field(30.0, ge=0)
     log_level: str = "INFO"
     log_json: bool = True
 

@@ -11,6 +11,7 @@ Tree::
     FinRPAError
     ├── ConfigurationError        settings are missing or unsafe (refuse to start)
     ├── DatabaseUnavailableError  the configured database cannot be reached
+    ├── LockTimeoutError          a statement waited too long for another session's lock (retryable)
     ├── ValidationFailedError     input does not satisfy a schema (400/422)
     ├── NotFoundError             no such object *visible to the caller* (404, also for other tenants)
     ├── PermissionDeniedError     the caller may not do this (403)
@@ -46,6 +47,14 @@ class DatabaseUnavailableError(FinRPAError):
     http_status = 503
     retryable = True
     code = "database_unavailable"
+
+
+class LockTimeoutError(FinRPAError):
+    """A statement gave up waiting for a lock (PostgreSQL ``lock_timeout``); its transaction was rolled back."""
+
+    http_status = 503
+    retryable = True
+    code = "lock_timeout"
 
 
 class ValidationFailedError(FinRPAError):

@@ -1,5 +1,6 @@
 """`finrpa worker`: a durable worker. Runs queued runs (as many at once as it has browser slots), beats its heart,
-takes part in supervision (a worker whose heart stopped has its runs moved to live workers), and times out
+takes part in supervision (a worker whose heart stopped has its database sessions ended and its runs moved to live
+workers), and times out
 approval requests whose deadline passed (finrpa.approvals.expiry) and signs audit checkpoints of grown chains
 (finrpa.audit.checkpointing)."""
 
@@ -33,7 +34,8 @@ def worker(
 
 
 async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: float, screenshots: bool) -> None:
-    async with open_app() as app:
+    application_name = workers.worker_application_name(worker_id)  # its sessions can be ended if it is declared dead
+    async with open_app(application_name=application_name) as app:
         audit = AuditService.from_settings(app.settings)
         options = RunnerOptions(screenshots=screenshots, worker_id=worker_id)
         runner = RunRunner(
@@ -56,9 +58,12 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
         tasks = [asyncio.create_task(workers.run_heartbeats(sessions, worker_id, stop, heartbeat_s))]
         await engine.launch(listen=True)
         typer.echo(f"worker {worker_id}: {engine.browser_slots} browser slots, listening on the browser queue")
+        terminator = workers.SessionTerminator(app.settings.resolved_database_url, application_name)
         tasks += [
             asyncio.create_task(
-                workers.run_supervisor(sessions, engine.recover, stop, heartbeat_s, dead_after_s, worker_id)
+                workers.run_supervisor(
+                    sessions, engine.recover, stop, heartbeat_s, dead_after_s, worker_id, terminator=terminator
+                )
             ),
             asyncio.create_task(
                 run_expiry(sessions, app.settings, stop, app.settings.approval_sweep_s, audit=audit, bus=runner.bus)
@@ -74,4 +79,5 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
                     await task
             await engine.shutdown()  # first: its runs must not be handed over while it still executes them
             await workers.mark_stopped(sessions, worker_id)
+            await terminator.dispose()
             await runner.close()

@@ -1,4 +1,8 @@
-"""Async engines and sessions for SQLite (embedded) and PostgreSQL (production)."""
+"""Async engines and sessions for SQLite (embedded) and PostgreSQL (production).
+
+On PostgreSQL every connection says who it is (``application_name``: ``finrpa`` or a worker's own name, so the
+supervisor can end a dead worker's sessions) and no statement waits for a lock longer than ``lock_timeout``: such
+a wait ends in :class:`~finrpa.exceptions.LockTimeoutError`, which is retryable."""
 
 from __future__ import annotations
 
@@ -8,26 +12,68 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event, text
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
-from finrpa.exceptions import DatabaseUnavailableError
+from finrpa.exceptions import DatabaseUnavailableError, LockTimeoutError
 from finrpa.kit.urls import mask_url_password
 
 CONNECT_TIMEOUT_S = 5.0
+APPLICATION_NAME = "finrpa"
+APPLICATION_NAME_MAX_BYTES = 63  # PostgreSQL cuts longer names (NAMEDATALEN - 1), so they would not match
+IDLE_IN_TRANSACTION_TIMEOUT_S = 15.0
+LOCK_NOT_AVAILABLE = "55P03"  # SQLSTATE of a lock wait that reached lock_timeout
 
 
-def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
-    """Create an engine with the settings FinRPA needs on each backend."""
+def create_engine(
+    url: str,
+    *,
+    application_name: str = APPLICATION_NAME,
+    lock_timeout_s: float | None = None,
+    **kwargs: Any,
+) -> AsyncEngine:
+    """Create an engine with the settings FinRPA needs on each backend.
+
+    ``application_name`` names the PostgreSQL sessions (``pg_stat_activity``); ``lock_timeout_s`` bounds every
+    lock wait of its statements (None or 0: the server's setting). Both do nothing on SQLite, whose waits are
+    bounded by its busy timeout."""
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
         _configure_sqlite(engine)
         return engine
+    check_application_name(application_name)
     # A process paused or cut off inside a transaction must not hold row locks (e.g. a run's fencing row)
-    # forever: PostgreSQL ends such sessions after a while, and the locks go with them.
-    server_settings = {"application_name": "finrpa", "idle_in_transaction_session_timeout": "15000"}
+    # forever: PostgreSQL ends such sessions after a while, and the locks go with them. That covers a session
+    # idle inside a transaction only; the supervisor ends a dead worker's sessions by name, and lock_timeout
+    # is the backstop for whatever else holds a lock.
+    server_settings = {
+        "application_name": application_name,
+        "idle_in_transaction_session_timeout": str(int(IDLE_IN_TRANSACTION_TIMEOUT_S * 1000)),
+    }
+    if lock_timeout_s:
+        server_settings["lock_timeout"] = str(max(1, int(lock_timeout_s * 1000)))
     connect_args = {"timeout": CONNECT_TIMEOUT_S, "server_settings": server_settings}
-    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **kwargs)
+    engine = create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **kwargs)
+    event.listen(engine.sync_engine, "handle_error", _lock_timeout_error)
+    return engine
+
+
+def check_application_name(name: str) -> None:
+    """PostgreSQL keeps printable ASCII of at most 63 bytes; anything else would be changed and not match."""
+    if not name or len(name) > APPLICATION_NAME_MAX_BYTES or not all(" " <= c <= "~" for c in name):
+        raise ValueError(f"{name!r} is not a PostgreSQL application_name (1-63 printable ASCII characters).")
+
+
+def _lock_timeout_error(context: ExceptionContext) -> None:
+    """Turn a lock wait that reached lock_timeout into FinRPA's retryable error; the transaction is rolled back
+    as for any database error, and the statement can be tried again in a new one."""
+    original = context.original_exception
+    if getattr(original, "sqlstate", None) == LOCK_NOT_AVAILABLE:
+        raise LockTimeoutError(
+            "A database statement waited too long for a lock held by another session; it was rolled back and "
+            "can be tried again (if it keeps happening, look for a stuck session in pg_stat_activity)."
+        ) from context.sqlalchemy_exception
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

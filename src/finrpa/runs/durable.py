@@ -16,16 +16,22 @@ The first thing every (re)execution of the workflow does, outside any step so th
 to claim the run: the fencing token goes up, so a worker that was paused and replaced can no longer commit.
 The coordination state the workflow starts from is loaded in a recorded step (from FinRPA's own event log),
 so replay after a crash follows the same path up to the crash and continues live from the last commit.
+
+A claim, the run's preparation or a node commit that waited ``lock_timeout`` for a lock (held by a paused worker
+whose sessions the supervisor is about to end) is tried again rather than failing the run; a commit's failed
+attempt is a recorded step, so a replay takes the same attempts. Each worker's DBOS sessions carry the worker's
+``application_name`` like its own, so the supervisor ends both when it is declared dead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from dbos import DBOS, AsyncSQLAlchemyDatasource, DBOSConfig, SetWorkflowID
 from dbos._dbos import _get_dbos_instance
@@ -36,16 +42,22 @@ from finrpa.agents.coordinator import AgentCoordinator, ExecutionOutcome
 from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan
 from finrpa.config import Settings
 from finrpa.db.migrations.rls import APP_ROLE
-from finrpa.exceptions import FinRPAError
+from finrpa.exceptions import FinRPAError, LockTimeoutError
 from finrpa.runs.journal import Transition, commit_transition
 from finrpa.runs.lanes import BrowserLanes
 from finrpa.runs.repository import NewEvent
 from finrpa.runs.runner import PreparedRun, RunRunner, runnable
+from finrpa.runs.workers import worker_application_name
 from finrpa.tenancy.context import system_context
 from finrpa.tenancy.session import install_tenancy
 
 QUEUE_NAME = "browser"
 WORKFLOW_NAME = "finrpa_run"
+LOCK_RETRY_INITIAL_S = 1.0
+LOCK_RETRY_MAX_S = 30.0
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 _engine: DurableEngine | None = None
 
@@ -93,6 +105,8 @@ class DurableEngine:
             "executor_id": self.worker_id,
             "log_level": "WARNING",
         }
+        if not self.settings.is_sqlite:
+            config["db_engine_kwargs"] = {"connect_args": {"application_name": worker_application_name(self.worker_id)}}
         DBOS(config=config)
         sessions: async_sessionmaker[Any] = async_sessionmaker(expire_on_commit=False)
         install_tenancy(sessions)
@@ -158,7 +172,7 @@ class DurableEngine:
             if entries:
                 await audit.append_many(session, entries)
 
-        await write(payload)
+        await retry_lock_timeouts(lambda: write(payload), f"commit of run {run_id}")
 
 
 class _DurableExecutor:
@@ -227,6 +241,21 @@ class DurableJournal:
         await _current().commit(self.prepared, self.run_id, self.token, payload)
 
 
+async def retry_lock_timeouts(attempt: Callable[[], Awaitable[T]], what: str) -> T:
+    """Run ``attempt`` until it does not end in a lock timeout, pausing longer each time (up to LOCK_RETRY_MAX_S).
+    A lock outlives lock_timeout only while its holder is stuck; the supervisor ends a dead worker's sessions, so
+    the run waits for that instead of failing. Every retry is logged: a run retrying for long points at a stuck
+    session the operator can see in pg_stat_activity."""
+    delay = LOCK_RETRY_INITIAL_S
+    while True:
+        try:
+            return await attempt()
+        except LockTimeoutError:
+            logger.warning("%s waited too long for a database lock; trying again in %.0f s", what, delay)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, LOCK_RETRY_MAX_S)
+
+
 def _current() -> DurableEngine:
     if _engine is None:
         raise RuntimeError("The durable engine is not launched in this process.")
@@ -249,11 +278,12 @@ async def finrpa_run(run_id: str, org_id: str) -> str:
     engine = _current()
     runner = engine.runner
     with system_context(f"durable run {run_id}", org_id=org_id):
-        token = await runner.claim(run_id)  # live on every (re)execution: fences any earlier holder
+        # live on every (re)execution: fences any earlier holder
+        token = await retry_lock_timeouts(lambda: runner.claim(run_id), f"claim of run {run_id}")
         state = CoordinationState.model_validate(await load_state_step(run_id, org_id))
         if not runnable(state):
             return state.status.value
-        prepared = await runner.prepare(run_id, token)
+        prepared = await retry_lock_timeouts(lambda: runner.prepare(run_id, token), f"preparation of run {run_id}")
         lanes = BrowserLanes(prepared.executor, prepared.journal)
         coordinator = AgentCoordinator(
             state,
