@@ -3,10 +3,11 @@
 ``plan(goal, allowed_skills=, allowed_actions=, context=)`` asks for a :class:`PlanProposal` with the
 versioned ``agents.plan_goal`` prompt and compiles it with the trusted compiler of
 :mod:`finrpa.agents.plan_proposal`: a skill the caller may not use, params that fail the skill's
-``params_model``, a browser action kind outside ``allowed_actions``, an unknown parameter or a literal where a
-secret belongs are rejected by code. The broken rules are sent back once for a corrected plan; a plan that
-still breaks them raises :class:`PlanningFailed` (with the raw output and every error), as does an LLM that
-gives no usable answer. Subtask ids are stable: a hash of the plan key and the step id.
+``params_model``, a browser action kind outside ``allowed_actions``, an unknown parameter, a literal where a
+secret belongs, and ``depends_on`` that names no earlier step or closes a cycle are rejected by code (a plan is
+a DAG whose independent branches may run at the same time). The broken rules are sent back once for a corrected
+plan; a plan that still breaks them raises :class:`PlanningFailed` (with the raw output and every error), as
+does an LLM that gives no usable answer. Subtask ids are stable: a hash of the plan key and the step id.
 
 ``replan(state, failure)`` (the coordinator's ReplanPlanner) sends the completed subtasks and the failure
 and plans only the rest: completed subtasks are kept verbatim, ids and results included; new subtasks get
@@ -21,10 +22,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 
-from finrpa.agents.plan import CoordinationState, SubTask, SubTaskStatus, TaskPlan, stable_subtask_id
+from finrpa.agents.plan import (
+    CoordinationState,
+    SubTask,
+    SubTaskStatus,
+    TaskPlan,
+    dependency_problems,
+    stable_subtask_id,
+)
 from finrpa.agents.plan_memory import PlanMemory
 from finrpa.agents.plan_proposal import PlanningContext, PlanningScope, PlanProposal, compile_proposal
 from finrpa.exceptions import FinRPAError, NotFoundError
@@ -96,7 +104,7 @@ class LLMPlanner:
             key, subtasks = remembered
         else:
             variables: dict[str, PromptValue] = {"goal": goal, "notes": context.notes or "none", **_offer(scope)}
-            key, subtasks = await self._ask(prompt, variables, scope, key_for, {}, 0)
+            key, subtasks = await self._ask(prompt, variables, scope, key_for, (), 0)
         return TaskPlan(plan_id=stable_subtask_id(key, "plan"), navigation_goal=goal, subtasks=subtasks)
 
     async def _recall(
@@ -145,11 +153,10 @@ class LLMPlanner:
             "remaining": _lines(rest) or "(none)",
             **_offer(self.scope),
         }
-        known = {str(subtask.inputs.get("step_id", subtask.subtask_id)): subtask.subtask_id for subtask in kept}
         offset = max((subtask.index for subtask in kept), default=-1) + 1
         version = plan.version + 1
         prompt = self._prompts.load(REPLAN_PROMPT_ID)
-        _, new = await self._ask(prompt, variables, self.scope, lambda _: f"{plan.plan_id}:v{version}", known, offset)
+        _, new = await self._ask(prompt, variables, self.scope, lambda _: f"{plan.plan_id}:v{version}", kept, offset)
         return TaskPlan(
             plan_id=plan.plan_id,
             navigation_goal=plan.navigation_goal,
@@ -167,10 +174,13 @@ class LLMPlanner:
         variables: dict[str, PromptValue],
         scope: PlanningScope,
         key_for: Callable[[PlanProposal], str],
-        known: Mapping[str, str],
+        kept: Sequence[SubTask],
         offset: int,
     ) -> tuple[str, list[SubTask]]:
-        """Ask, compile, and ask once more with the broken rules; (plan key, subtasks) or PlanningFailed."""
+        """Ask, compile, and ask once more with the broken rules; (plan key, subtasks) or PlanningFailed. The
+        subtasks (with ``kept``, the completed ones a replan keeps) must form a DAG: a dependency on an unknown
+        step or a cycle is a broken rule like any other."""
+        known = {str(subtask.inputs.get("step_id", subtask.subtask_id)): subtask.subtask_id for subtask in kept}
         problems: list[str] = []
         raw: str | None = None
         for _ in range(self.attempts):
@@ -194,6 +204,7 @@ class LLMPlanner:
                 known=known,
                 index_offset=offset,
             )
+            problems = problems or dependency_problems([*kept, *subtasks])
             if not problems:
                 await self._remember(prompt, scope, variables, result.data)
                 return key, subtasks

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -105,3 +106,49 @@ class CoordinationState(BaseModel):
 def stable_subtask_id(plan_key: str, step_id: str) -> str:
     """A subtask id that is the same every time the same plan is compiled (survives resume)."""
     return hashlib.sha256(f"{plan_key}:{step_id}".encode()).hexdigest()[:16]
+
+
+def dependency_problems(subtasks: Sequence[SubTask]) -> list[str]:
+    """Why ``subtasks`` are not a DAG, one sentence per problem (none: they are): a dependency on a step the plan
+    does not have, a step that depends on itself, or a cycle. Steps are named by their step_id."""
+    by_id = {subtask.subtask_id: subtask for subtask in subtasks}
+    problems: list[str] = []
+    for subtask in subtasks:
+        for dependency in subtask.depends_on:
+            if dependency == subtask.subtask_id:
+                problems.append(f"Step {_name(subtask)!r} depends on itself; a step can only follow others.")
+            elif dependency not in by_id:
+                problems.append(f"Step {_name(subtask)!r} depends on {dependency!r}, which is no step of this plan.")
+    cycle = _cycle(by_id)
+    if cycle:
+        names = " → ".join(repr(_name(by_id[subtask_id])) for subtask_id in cycle)
+        problems.append(f"Steps {names} depend on each other in a cycle, so none of them could ever start.")
+    return problems
+
+
+def _cycle(by_id: dict[str, SubTask]) -> list[str]:
+    """One dependency cycle (its subtask ids, the first repeated at the end), or [] for a DAG."""
+    finished: set[str] = set()
+    path: list[str] = []
+
+    def visit(subtask_id: str) -> list[str]:
+        if subtask_id in path:
+            return [*path[path.index(subtask_id) :], subtask_id]
+        if subtask_id in finished:
+            return []
+        path.append(subtask_id)
+        for dependency in by_id[subtask_id].depends_on:
+            if dependency in by_id and dependency != subtask_id and (found := visit(dependency)):
+                return found
+        path.pop()
+        finished.add(subtask_id)
+        return []
+
+    for subtask_id in by_id:
+        if found := visit(subtask_id):
+            return found
+    return []
+
+
+def _name(subtask: SubTask) -> str:
+    return str(subtask.inputs.get("step_id", subtask.subtask_id))

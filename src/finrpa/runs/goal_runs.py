@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -37,7 +37,7 @@ from finrpa.agents.events import EventType
 from finrpa.agents.llm_actions import BROWSER_ACTION_KINDS, ActionClearance, ActionRequest
 from finrpa.agents.llm_executor import NEXT_ACTION_PROMPT_ID, LLMSubtaskExecutor
 from finrpa.agents.llm_planner import AGENT_PROMPTS, PLAN_PROMPT_ID, REPLAN_PROMPT_ID, LLMPlanner, PlanningFailed
-from finrpa.agents.plan import CoordinationState, SubTask, TaskPlan, stable_subtask_id
+from finrpa.agents.plan import CoordinationState, SubTask, SubTaskStatus, TaskPlan, stable_subtask_id
 from finrpa.agents.plan_memory import PlanMemory
 from finrpa.agents.plan_proposal import PlanningContext, PlanningScope
 from finrpa.approvals.models import ApprovalStatus
@@ -76,6 +76,7 @@ from finrpa.runs.execution import (
 )
 from finrpa.runs.gate import KeepAlive, risk_event
 from finrpa.runs.journal import Transition, check_fence, commit_transition
+from finrpa.runs.lanes import pin_lanes
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import SideEffect
 from finrpa.skills.context import SecretResolver
@@ -202,12 +203,25 @@ class GoalServices:
 @dataclass
 class GoalRunExecutor:
     """The executor of a goal run: the planning step here, every other subtask through the LLM loop, which
-    hands skill subtasks to the run's normal executor."""
+    hands skill subtasks to the run's normal executor. With ``lane`` (how the LLM loop is built around a skill
+    executor) and ``run_steps`` (the run's skill executor), independent branches of the plan run at the same time,
+    each through its own LLM loop, browser context, evidence and action gate (:mod:`finrpa.runs.lanes`)."""
 
     planner: LLMPlanner
     steps: SubtaskExecutor
     context: PlanningContext
     scope: GoalScope = field(default_factory=lambda: GoalScope(frozenset(), frozenset()))
+    lane: Callable[[RunExecutor], SubtaskExecutor] | None = None
+    run_steps: RunExecutor | None = None
+
+    @property
+    def lane_steps(self) -> RunExecutor | None:
+        return self.run_steps if self.lane is not None else None
+
+    def in_lane(self, steps: RunExecutor) -> GoalRunExecutor:
+        if self.lane is None:
+            raise ValueError("This goal run executor cannot run branches in lanes of their own.")
+        return replace(self, steps=self.lane(steps), run_steps=steps)
 
     async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
         if is_planning_step(subtask):
@@ -234,12 +248,32 @@ class GoalRunExecutor:
 
 
 def _after(step: SubTask, plan: TaskPlan) -> TaskPlan:
-    """The planning step followed by the planned subtasks (their roots depend on it)."""
+    """The planning step followed by the planned subtasks (their roots depend on it), with their lanes pinned."""
     subtasks = [step.model_copy(deep=True)]
     for position, subtask in enumerate(plan.subtasks, start=1):
         depends_on = subtask.depends_on or [step.subtask_id]
         subtasks.append(subtask.model_copy(update={"index": position, "depends_on": depends_on}))
-    return plan.model_copy(update={"subtasks": subtasks})
+    return pin_lanes(plan.model_copy(update={"subtasks": subtasks}))
+
+
+class GoalRunPlanner(LLMPlanner):
+    """A goal run's LLM planner. Its replans keep the lanes of the completed subtasks (pinned when the run was
+    planned), and new work with no dependency starts where the failed step started: it depends on the failed
+    step's completed dependencies (else on the last completed subtask), which it needs done anyway, and so
+    continues that browser lane instead of opening another."""
+
+    async def replan(self, state: CoordinationState, failure: str) -> TaskPlan:
+        plan = await super().replan(state, failure)
+        done = set(state.completed_subtasks)
+        failed = [s for s in state.plan.subtasks if s.status is SubTaskStatus.FAILED and s.subtask_id not in done]
+        anchor = [dep for dep in failed[-1].depends_on if dep in done] if failed else []
+        if not anchor and state.completed_subtasks:
+            anchor = [state.completed_subtasks[-1]]
+        subtasks = [
+            s if s.subtask_id in done or s.depends_on else s.model_copy(update={"depends_on": list(anchor)})
+            for s in plan.subtasks
+        ]
+        return pin_lanes(plan.model_copy(update={"subtasks": subtasks}))
 
 
 def _needs_person(message: str, code: str, *, raw_output: str | None, errors: list[str]) -> ExecutionOutcome:
@@ -263,33 +297,44 @@ def goal_executor(
     step = planning_step(state.plan)
     scope = GoalScope.from_inputs(step.inputs["planning"]) if step is not None else GoalScope(frozenset(), frozenset())
     context = PlanningContext.from_arguments(arguments)
-    planner = LLMPlanner(
+    planner = GoalRunPlanner(
         services.client,
         call_context,
         scope=PlanningScope.of(scope.skills, scope.actions, context),
         memory=services.memory,
     )
 
-    async def controller() -> Controller:
-        return (await browser.ensure())[1]
+    def loop(skills: SubtaskExecutor, browser: BrowserSession, recorder: EvidenceRecorder) -> LLMSubtaskExecutor:
+        """The LLM loop in one browser context: its page, its evidence, its gate (every action it proposes)."""
 
-    gate = None
-    if isinstance(steps, RunExecutor) and steps.policy is not None:
-        domain = steps.gate.domain if steps.gate is not None else "common"
-        gate = GoalActionGate(steps, steps.policy, domain=domain, keep_alive=portal_keep_alive(browser))
-    loop = LLMSubtaskExecutor(
-        services.client,
-        services.router,
-        call_context,
-        controller,
-        allowed_actions=scope.actions,
-        cache=services.cache,
-        secrets=secrets,
-        skills=steps,
-        evidence=recorder,
-        gate=gate,
-    )
-    return GoalRunExecutor(planner, loop, context, scope)
+        async def controller() -> Controller:
+            return (await browser.ensure())[1]
+
+        gate = None
+        if isinstance(skills, RunExecutor) and skills.policy is not None:
+            domain = skills.gate.domain if skills.gate is not None else "common"
+            gate = GoalActionGate(skills, skills.policy, domain=domain, keep_alive=portal_keep_alive(browser))
+        return LLMSubtaskExecutor(
+            services.client,
+            services.router,
+            call_context,
+            controller,
+            allowed_actions=scope.actions,
+            cache=services.cache,
+            secrets=secrets,
+            skills=skills,
+            evidence=recorder,
+            gate=gate,
+        )
+
+    main = loop(steps, browser, recorder)
+    if not isinstance(steps, RunExecutor):
+        return GoalRunExecutor(planner, main, context, scope)
+
+    def lane(skills: RunExecutor) -> SubtaskExecutor:
+        return loop(skills, skills.browser, skills.recorder)
+
+    return GoalRunExecutor(planner, main, context, scope, lane=lane, run_steps=steps)
 
 
 def portal_keep_alive(browser: BrowserSession) -> KeepAlive:

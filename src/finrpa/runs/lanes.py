@@ -2,17 +2,24 @@
 
 Which lane a subtask uses follows from the plan alone, so a resumed run assigns the same lanes: a subtask
 continues the lane of its first dependency unless a sibling took that lane first; otherwise (a second or third
-branch, a second root) it opens a new lane. A new lane starts from the session of the run's last commit (for
-branches forked after a login: signed in) on the page where the lane's last committed step ended (after a resume
-each branch continues on its own page, e.g. its own account's query result), or on the last commit's page when
-the lane has done nothing yet; if the portal shows its login form, the executor signs in again as on any resume.
-Each lane has its own evidence recorder, so every branch commits exactly its own actions. Runs whose executor is
-not the skill executor (goal runs driving one LLM loop) keep one lane and run their subtasks one at a time.
+branch, a second root) it opens a new lane. A lane pinned on a subtask (``inputs["lane"]``, written when a goal
+run's plan is made) is kept, so a replan that drops a failed branch does not move the completed subtasks of the
+others to another lane. A new lane starts from the session of the run's last commit (for branches forked after a
+login: signed in) on the page where the lane's last committed step ended (after a resume each branch continues on
+its own page, e.g. its own account's query result), or on the last commit's page when the lane has done nothing
+yet; if the portal shows its login form, the executor signs in again as on any resume. Each lane has its own
+evidence recorder, so every branch commits exactly its own actions.
+
+The run's executor is either the skill executor (template and plan runs) or an executor built around it (a goal
+run's LLM loop, :class:`LaneForking`), which is rebuilt for each lane around that lane's copy of the skill
+executor: its browser, evidence and action gate become the lane's. Other executors keep one lane and run their
+subtasks one at a time.
 """
 
 from __future__ import annotations
 
 import copy
+from typing import Protocol, runtime_checkable
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,13 +32,19 @@ from finrpa.runs.journal_sql import SqlJournal
 from finrpa.runs.repository import RunRepository
 
 MAIN_LANE = "main"
+LANE_INPUT = "lane"  # a subtask's pinned lane
 
 
 def browser_lanes(plan: TaskPlan) -> dict[str, str]:
-    """subtask id → lane name, from the plan's dependencies alone."""
-    lanes: dict[str, str] = {}
-    continued: set[str] = set()
-    for subtask in sorted(plan.subtasks, key=lambda s: s.index):
+    """subtask id → lane name, from the plan's dependencies (and pinned lanes) alone."""
+    ordered = sorted(plan.subtasks, key=lambda s: s.index)
+    lanes = {s.subtask_id: str(s.inputs[LANE_INPUT]) for s in ordered if s.inputs.get(LANE_INPUT)}
+    continued = {  # parents whose lane a pinned child continues
+        s.depends_on[0] for s in ordered if s.subtask_id in lanes and s.depends_on and _same_lane(lanes, s)
+    }
+    for subtask in ordered:
+        if subtask.subtask_id in lanes:
+            continue
         parents = [dep for dep in subtask.depends_on if dep in lanes]
         if parents and parents[0] not in continued:
             continued.add(parents[0])
@@ -43,18 +56,50 @@ def browser_lanes(plan: TaskPlan) -> dict[str, str]:
     return lanes
 
 
+def _same_lane(lanes: dict[str, str], subtask: SubTask) -> bool:
+    return lanes.get(subtask.depends_on[0]) == lanes[subtask.subtask_id]
+
+
+def pin_lanes(plan: TaskPlan) -> TaskPlan:
+    """The plan with every subtask's lane pinned in its inputs (subtasks pinned before keep theirs)."""
+    lanes = browser_lanes(plan)
+
+    def pinned(subtask: SubTask) -> SubTask:
+        if subtask.inputs.get(LANE_INPUT):
+            return subtask
+        return subtask.model_copy(update={"inputs": {**subtask.inputs, LANE_INPUT: lanes[subtask.subtask_id]}})
+
+    return plan.model_copy(update={"subtasks": [pinned(subtask) for subtask in plan.subtasks]})
+
+
+@runtime_checkable
+class LaneForking(Protocol):
+    """An executor built around the run's skill executor that can be rebuilt around a lane's copy of it."""
+
+    @property
+    def lane_steps(self) -> RunExecutor | None:
+        """The skill executor it is built around (None: it cannot be rebuilt, and runs one subtask at a time)."""
+        ...
+
+    def in_lane(self, steps: RunExecutor) -> SubtaskExecutor:
+        """The same executor around ``steps``, a lane's skill executor (its own browser context and evidence)."""
+        ...
+
+
 class BrowserLanes:
     """The coordinator's executor for a run whose plan may branch: routes each subtask to its lane's executor."""
 
     def __init__(self, executor: SubtaskExecutor, journal: SqlJournal) -> None:
         self.main = executor
         self.journal = journal
+        self.steps = _skill_executor(executor)
         self._lanes: dict[str, SubtaskExecutor] = {MAIN_LANE: executor}
+        self._opened: dict[str, RunExecutor] = {}
 
     @property
     def parallel(self) -> bool:
         """Whether branches may run at once (each in its own browser context)."""
-        return isinstance(self.main, RunExecutor)
+        return self.steps is not None
 
     async def execute(self, state: CoordinationState, subtask: SubTask) -> ExecutionOutcome:
         return await (await self.lane_of(state, subtask)).execute(state, subtask)
@@ -63,14 +108,16 @@ class BrowserLanes:
         return await (await self.lane_of(state, subtask)).compensate(state, subtask)
 
     async def lane_of(self, state: CoordinationState, subtask: SubTask) -> SubtaskExecutor:
-        if not isinstance(self.main, RunExecutor):
+        if self.steps is None:
             return self.main
         lanes = browser_lanes(state.plan)
         lane = lanes.get(subtask.subtask_id, MAIN_LANE)
         if lane not in self._lanes:
             done = [subtask_id for subtask_id in state.completed_subtasks if lanes.get(subtask_id) == lane]
             url = await self._page_after(done[-1]) if done else None
-            self._lanes[lane] = self._open(self.main, url)
+            opened = self._open(self.steps, url)
+            self._opened[lane] = opened
+            self._lanes[lane] = self.main.in_lane(opened) if isinstance(self.main, LaneForking) else opened
         return self._lanes[lane]
 
     async def _page_after(self, subtask_id: str) -> str | None:
@@ -119,6 +166,14 @@ class BrowserLanes:
 
     async def close(self) -> None:
         """Close the branches' browser contexts (the main lane's belongs to the run)."""
-        for lane, executor in self._lanes.items():
-            if lane != MAIN_LANE and isinstance(executor, RunExecutor):
-                await executor.browser.close()
+        for executor in self._opened.values():
+            await executor.browser.close()
+
+
+def _skill_executor(executor: SubtaskExecutor) -> RunExecutor | None:
+    """The skill executor lanes copy: the run's executor itself, or the one a lane-forking executor is built around."""
+    if isinstance(executor, RunExecutor):
+        return executor
+    if isinstance(executor, LaneForking):
+        return executor.lane_steps
+    return None
