@@ -81,7 +81,7 @@ from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.screenshots import Capture, capture, capture_with_state
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
-from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation
+from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation, wait_for_frames_change
 from finrpa.kit.secret_text import SecretText
 
 _GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
@@ -177,6 +177,18 @@ class Controller:
         except TimeoutError as exc:
             raise ActionTimeoutError("Reading the element took too long; the page may be frozen.") from exc
         return ElementReading(value=state["value"], checked=bool(state["checked"]), sensitive=bool(state["sensitive"]))
+
+    async def wait_for_page_change(self, snapshot: PageSnapshot, timeout_s: float) -> bool:
+        """Wait, without acting or recording anything, until the tab of ``snapshot`` changed after it was taken (a
+        DOM change or navigation in any of its frames, a frame added or gone, a dialog, download or new tab) or
+        ``timeout_s`` passed; True when it changed. Polling for something not on the page yet (results still
+        loading) observes again as soon as the page moves instead of after a fixed pause."""
+        tab = self.run.tab(snapshot.tab_id)
+        seen = {f.path: (f.document, f.changes) if f.reachable else None for f in snapshot.frames}
+        try:
+            return await wait_for_frames_change(tab, seen, timeout_s)
+        except PlaywrightError:
+            return True  # the tab closed or crashed meanwhile: that is a change too
 
     async def accept_own_changes(self, snapshot: PageSnapshot) -> None:
         """Declare that the page changed since ``snapshot`` only through this controller's own verified

@@ -121,6 +121,7 @@ def _frame_info(result: _FrameResult) -> FrameInfo:
         cross_origin=is_cross_origin(str(counters.get("url") or node.frame.url), node.frame.page.main_frame.url),
         document=str(counters.get("doc", "")),
         epoch=int(counters.get("epoch", 0)),
+        changes=int(counters.get("changes", 0)),
         offset=node.offset,
         reachable=result.data is not None,
     )

@@ -64,6 +64,7 @@ class FrameInfo(BaseModel):
     cross_origin: bool = False
     document: str = Field(description="Token of the frame's current document (changes on navigation).")
     epoch: int = 0
+    changes: int = Field(default=0, description="The frame's count of DOM changes and input events when observed.")
     offset: tuple[float, float] = (0.0, 0.0)
     reachable: bool = True
 

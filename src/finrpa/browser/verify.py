@@ -91,6 +91,45 @@ async def wait_for_change(
         await _pause(tab, base.frame, int(counters["changes"]), min(remaining, _MAX_PAUSE_S))
 
 
+async def wait_for_frames_change(
+    tab: Tab, seen: dict[str, tuple[str, int] | None], timeout_s: float
+) -> bool:
+    """Wait until the tab shows something other than what ``seen`` read (frame path → document token and change
+    count, None for a frame that could not be read): a DOM change or another document in one of those frames, a
+    frame added or gone, or tab activity (a dialog, download, popup or main-frame navigation). True on a change,
+    False after ``timeout_s`` without one."""
+    if tab.pending_dialog is not None or tab.page.is_closed():
+        return True
+    nodes = frame_tree(tab.page)
+    if {node.path for node in nodes} != set(seen):
+        return True
+    tab.activity.clear()
+    ms = max(1, int(timeout_s * 1000))
+    waits: set[asyncio.Future[Any]] = {
+        asyncio.ensure_future(invoke(node.frame, "changeAfter", *reading, ms))
+        for node in nodes
+        if (reading := seen[node.path]) is not None
+    }
+    activity = asyncio.ensure_future(tab.activity.wait())
+    try:
+        pending = waits | {activity}
+        while pending:
+            done, pending = await asyncio.wait(pending, timeout=timeout_s + 1, return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                return False
+            for task in done:
+                if task is activity or task.cancelled() or task.exception() is not None or task.result() is not False:
+                    return True  # an evaluation fails when its frame navigated or went away: that is a change
+            if activity in pending and len(pending) == 1:
+                return False
+        return False
+    finally:
+        for task in (*waits, activity):
+            if not task.done():
+                task.cancel()
+            task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+
 def _counters_changed(now: dict[str, Any], before: dict[str, Any]) -> bool:
     return bool(
         now["changes"] > before["changes"] or now.get("nav") != before.get("nav") or now.get("url") != before.get("url")

@@ -49,6 +49,7 @@ from finrpa.skills.resolve import (
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TRUE = {"true", "1", "yes", "y", "on", "是", "checked"}
 _POLL_S = 0.15
+_MIN_POLL_GAP_S = 0.03  # a page that changes all the time (a ticking clock) is not observed more often than this
 _ATTEMPTS = 3
 _KEEPS_PAGE = frozenset({"fill", "select", "check", "uncheck", "upload"})
 
@@ -83,7 +84,17 @@ class PageOps:
                 raise_if_transient(snapshot)  # an error page will not grow the field: say so at once
                 if time.monotonic() >= deadline:
                     raise
-            await asyncio.sleep(_POLL_S)
+            await self.pause(snapshot, deadline)
+
+    async def pause(self, snapshot: PageSnapshot, deadline: float) -> None:
+        """Before observing again for something ``snapshot`` did not show yet: wait until the page changes (at
+        most _POLL_S, never past ``deadline``), so content that arrives is seen at once rather than a fixed
+        pause later."""
+        started = time.monotonic()
+        await self.controller.wait_for_page_change(snapshot, max(0.0, min(_POLL_S, deadline - started)))
+        rest = _MIN_POLL_GAP_S - (time.monotonic() - started)
+        if rest > 0:
+            await asyncio.sleep(rest)
 
     async def current(self) -> PageSnapshot:
         """The last snapshot while it still describes the page, else a fresh one."""

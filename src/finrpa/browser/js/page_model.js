@@ -735,6 +735,14 @@
     state.waiters.push(() => { clearTimeout(timer); resolve(counters()); });
   });
 
+  // True on the first change after a reading (document token and change count) of this frame, at once when
+  // the frame shows another document by now; false after ms without one.
+  const changeAfter = (doc, since, ms) => new Promise((resolve) => {
+    if (doc !== state.doc || state.changes > since) { resolve(true); return; }
+    const timer = setTimeout(() => resolve(false), ms);
+    state.waiters.push(() => { clearTimeout(timer); resolve(true); });
+  });
+
   const snapshot = (opts) => {
     const items = collect(null);
     const peers = groupPeers(items);
@@ -750,7 +758,7 @@
   };
   const pageText = (limit) => visibleText(limit);
 
-  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, hitsTarget,
+  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, changeAfter, hitsTarget,
     frameHit: (iframe, x, y) => {
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 
 from pydantic import BaseModel, Field
@@ -82,4 +81,4 @@ class SearchAndSelectSkill(BaseSkill[SearchAndSelectParams]):
                 )
             if time.monotonic() >= deadline:
                 raise SelectionError(f"No result for {params.query!r} contains {params.match!r}.")
-            await asyncio.sleep(0.2)
+            await context.page.pause(snapshot, deadline)

@@ -3,7 +3,6 @@ write them as CSV or JSON. Shared by TableExtractSkill and PaginationSkill."""
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import json
@@ -57,7 +56,7 @@ async def wait_for_table(
         table = find_table(snapshot, caption, headers)
         if table is not None or time.monotonic() >= deadline:
             return snapshot, table
-        await asyncio.sleep(0.15)
+        await context.page.pause(snapshot, deadline)
 
 
 async def read_all_rows(
