@@ -50,7 +50,8 @@ def has_password_field(snapshot: PageSnapshot) -> bool:
 
 
 def alert_text(snapshot: PageSnapshot) -> str:
-    """Text of visible alerts/error messages (role=alert or status), for error reports."""
+    """Text of the alerts (role=alert or status) a snapshot lists, for error reports. Snapshots list only what
+    can be acted on, so most alerts are not there: :func:`read_portal_reply` reads them all, on demand."""
     alerts = [e.name for e in snapshot.elements if e.role in ("alert", "status") and e.name]
     return "; ".join(alerts)
 

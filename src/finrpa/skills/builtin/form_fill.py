@@ -1,6 +1,7 @@
 """FormFillSkill: reaches a form by its menu name, fills fields by label (text, native and custom dropdowns,
 date pickers, checkboxes, radios, files), reads every value back, and optionally submits, confirms and
-captures what the result page says (e.g. the payment's reference number)."""
+captures what the result page says (e.g. the payment's reference number). A portal that answers the submission
+with its own error messages on the re-shown form fails the step as form_rejected, quoting them (masked)."""
 
 from __future__ import annotations
 
