@@ -21,9 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.db.base import utcnow
 from finrpa.exceptions import ConflictError
-from finrpa.runs.journal import check_fence
+from finrpa.runs.journal import fence
 from finrpa.runs.models import Effect
-from finrpa.runs.repository import RunRepository
 
 
 class EffectState(StrEnum):
@@ -65,8 +64,7 @@ async def begin(
     """Record that the effect is about to start (commit before acting). Returns the ledger row and whether it
     is new. An existing row is returned as it was: the caller acts on its ``state`` (succeeded → skip,
     started/uncertain → reconcile first, not_done → act)."""
-    run = await RunRepository(session).get(run_id, for_update=True)
-    check_fence(run, fencing_token)
+    await fence(session, run_id, fencing_token)
     effect = await find(session, key)
     if effect is not None:
         if effect.args_hash != params_hash:
@@ -109,8 +107,7 @@ async def settle(
     detail: str = "",
 ) -> Effect:
     """Move the effect to its outcome (in the caller's transaction, with the fence checked)."""
-    run = await RunRepository(session).get(run_id, for_update=True)
-    check_fence(run, fencing_token)
+    await fence(session, run_id, fencing_token)
     effect = await find(session, key)
     if effect is None:
         raise ConflictError(f"No ledger row for {key.value}; an effect must begin before it settles.")

@@ -1,13 +1,16 @@
 """The run journal: every transition of a run is one transaction of events + checkpoint + status.
 
 A worker holds the run's fencing token from when it claimed the run; a commit with an older token is refused
-(``StaleWorkerError``), so a worker that was paused and replaced can never write again.
+(``StaleWorkerError``), so a worker that was paused and replaced can never write again. The fence check is the
+commit's first statement — the UPDATE of the run row only matches while the token holds — and it also takes the
+run's lock, under which the events get their contiguous seq.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finrpa.db.base import utcnow
 from finrpa.exceptions import ConflictError
 from finrpa.runs.models import Run
-from finrpa.runs.repository import NewEvent, RunRepository
+from finrpa.runs.repository import NewCheckpoint, NewEvent, RunRepository
 
 FINAL = frozenset({"COMPLETED", "FAILED", "ABORTED", "TIMEOUT"})
 
@@ -43,30 +46,48 @@ class Transition:
 async def commit_transition(session: AsyncSession, run_id: str, fencing_token: int, transition: Transition) -> int:
     """Write the transition inside the caller's transaction; return the last event seq."""
     repository = RunRepository(session)
-    run = await repository.get(run_id, for_update=True)
-    check_fence(run, fencing_token)
-    seq = await repository.append_events(run, transition.events)
+    now = utcnow()
+    org_id = await repository.update_fenced(run_id, fencing_token, _run_changes(transition, now))
+    if org_id is None:
+        await fence(session, run_id, fencing_token)  # raises: the run is gone from view or held by another worker
+        raise StaleWorkerError(f"Run {run_id} changed hands during this commit; this worker stops acting on it.")
+    checkpoint = None
     if transition.state is not None:
-        await repository.save_checkpoint(run, seq, transition.state, transition.storage_state, transition.url)
+        checkpoint = NewCheckpoint(transition.state, transition.storage_state, transition.url)
+    return await repository.append(run_id, org_id, transition.events, checkpoint, now)
+
+
+def _run_changes(transition: Transition, now: datetime) -> dict[str, Any]:
+    changes: dict[str, Any] = {"updated_at": now}
     if transition.status is not None:
-        run.status = transition.status
+        changes["status"] = transition.status
         if transition.status in FINAL:
-            run.finished_at = utcnow()
+            changes["finished_at"] = now
     if transition.error_message is not None:
-        run.error_message = transition.error_message
+        changes["error_message"] = transition.error_message
     if transition.result is not None:
-        run.result = transition.result
-    run.updated_at = utcnow()
-    await session.flush()
-    return seq
+        changes["result"] = transition.result
+    return changes
+
+
+async def fence(session: AsyncSession, run_id: str, fencing_token: int) -> None:
+    """Lock the run until the transaction ends; refuse (``StaleWorkerError``) if ``fencing_token`` no longer
+    holds it. Reads only the token, not the whole run."""
+    current = await RunRepository(session).fencing_token(run_id, for_update=True)
+    if current != fencing_token:
+        raise _stale(run_id, current, fencing_token)
 
 
 def check_fence(run: Run, fencing_token: int) -> None:
     if run.fencing_token != fencing_token:
-        raise StaleWorkerError(
-            f"Run {run.id} is now held by another worker (token {run.fencing_token}, this worker has "
-            f"{fencing_token}); this worker stops acting on it."
-        )
+        raise _stale(run.id, run.fencing_token, fencing_token)
+
+
+def _stale(run_id: str, current: int, fencing_token: int) -> StaleWorkerError:
+    return StaleWorkerError(
+        f"Run {run_id} is now held by another worker (token {current}, this worker has {fencing_token}); "
+        "this worker stops acting on it."
+    )
 
 
 async def claim(session: AsyncSession, run_id: str, worker_id: str) -> int:
