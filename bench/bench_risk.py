@@ -12,7 +12,9 @@ blind); ``holdout2`` cases after that, and the rules were not changed for them:
 
 Latency: stage 1 on 50 KB of page text with 2,000 keywords (the shipped libraries plus generated terms) for the
 action kinds stage 1 sees: a read, a write that names its operation, a confirm step that must read the amount
-in the page body, and a generic confirm that must also read which operation the page confirms. Target: median
+in the page body, and a generic confirm that must also read which operation the page confirms; then the confirm
+again on the same page with a 金额 column header (labelled amounts are read exactly around each money label) and
+with amounts in two currencies (the general amount pass instead of the one for plain 元 amounts). Target: median
 ≤ 1 ms. The page text is statement-like and dense (a risky keyword every ~8 characters, an amount every ~70).
 Each latency line also prints the median CPU time of the thread (``time.thread_time``), which a machine shared
 with other work inflates far less than the wall-clock median.
@@ -51,6 +53,7 @@ LEVELS = [level.value for level in RiskLevel]
 PAGE_CHARS = 50_000
 KEYWORDS = 2_000
 RUNS = 200
+HEADER = "交易日期 交易类型 金额 余额 对方户名 流水号\n"  # a money label: its amounts are read exactly near it
 
 Case = dict[str, object]
 
@@ -142,6 +145,7 @@ def latency() -> None:
     text = page_text()
     print(f"\nStage-1 latency: {len(text):,} characters ({len(text.encode()):,} bytes UTF-8) of page text, "
           f"{len(library_entries('*', config)):,} keywords, {RUNS} runs each")  # fmt: skip
+    in_usd = text.replace(".00 元 余额", ".00 USD 余额", 50)
     kinds: list[tuple[str, dict[str, object]]] = [
         ("read: 查询 on the statement page", {"target_text": "查询", "effect": "read"}),
         ("write naming its operation: 付款金额",
@@ -149,10 +153,14 @@ def latency() -> None:
         ("confirm, amount from the page: 确认付款", {"target_text": "确认付款", "effect": "irreversible"}),
         ("generic confirm, operation and amount from the page",
          {"page_title": "", "target_text": "确定", "effect": "irreversible"}),
+        ("confirm, page with a 金额 column header", {"target_text": "确认付款", "effect": "irreversible",
+                                                 "page_text": HEADER + text[: PAGE_CHARS - len(HEADER)]}),
+        ("confirm, some amounts in USD (general amount pass)", {"target_text": "确认付款", "effect": "irreversible",
+                                                           "page_text": in_usd}),
     ]  # fmt: skip
     medians = []
     for label, fields in kinds:
-        action = RiskInput.model_validate({"domain": "bank", "page_title": "对公付款", "page_text": text, **fields})
+        action = RiskInput.model_validate({"domain": "bank", "page_title": "对公付款", "page_text": text} | fields)
         assessor.assess_stage1(action)  # build the automata once
         samples, cpu = [], []
         for _ in range(RUNS):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import lru_cache
@@ -37,6 +37,20 @@ _CURRENCY_WORDS: dict[str, str] = {
     "英镑": "GBP", "£": "GBP",
     "日元": "JPY",
 }  # fmt: skip
+YUAN = "元"
+
+
+def not_plain_yuan_words(codes: tuple[str, ...]) -> set[str]:
+    """What a text without which writes its amounts (if any) as Arabic numbers right before 元: every currency
+    word or sign but 元, and 元 after a scale or a Chinese numeral (150万元, 壹佰元), as the scan reads those (up
+    to two whitespace characters between); letters in any case."""
+    spaces = ["", *" \t\n\r\f\v"]
+    scaled = {f"{scale}{space}{YUAN}" for scale in _SCALES for space in spaces}
+    chinese = {f"{numeral}{one}{two}{YUAN}" for numeral in CHINESE_NUMERAL_CHARS for one in spaces for two in spaces}
+    others = {word.lower() for word in [*_CURRENCY_WORDS, *codes]} - {YUAN}
+    return any_case(others | scaled | chinese)
+
+
 # Written only after the number ("150万元", "200 dollars"); every other marker may also precede it.
 _SUFFIX_ONLY = frozenset(
     {"元", "圆", "圓", "块", "dollar", "dollars", "美元", "美金", "港元", "港币", "欧元", "英镑", "日元"}
@@ -214,8 +228,14 @@ def _after_label(scan: _Scan, label_start: int, label_end: int, default_currency
     marker = next((word for _, (kind, word) in _anchors(scan.codes).iter(gap) if kind == "currency"), None)
     if marker is None:
         tail = scan.lowered[after.end() : after.end() + 8].lstrip()
-        marker = next((word for end, (kind, word) in _anchors(scan.codes).iter(tail)
-                       if kind == "currency" and end + 1 == len(word)), None)
+        marker = next(
+            (
+                word
+                for end, (kind, word) in _anchors(scan.codes).iter(tail)
+                if kind == "currency" and end + 1 == len(word)
+            ),
+            None,
+        )
     currency = _currency(marker, scan.codes) or default_currency
     value = _arabic_value(after["num"], after["scale"])
     scan.add(after.start("num"), (label_start, after.end()), value, currency)
@@ -300,7 +320,7 @@ _NUMBER_BODY = _NUMBER.replace("(?P<num>", "(?:")
 _DIGIT_SHAPE = str.maketrans("0123456789", "dddddddddd")
 
 
-def literal_trie(words: set[str]) -> str:
+def literal_trie(words: Set[str]) -> str:
     """A regex matching any of ``words``, longest first, factored by first character so that the regex engine
     can skip ahead to the characters that start one."""
     heads: dict[str, set[str]] = {}
@@ -332,10 +352,14 @@ def any_case(words: Iterable[str]) -> set[str]:
 @dataclass(frozen=True)
 class _BulkPatterns:
     backwards: re.Pattern[str]  # on the reversed text, see _bulk_patterns
+    quick: re.Pattern[str]  # ``backwards`` without its ``after`` group (which costs a third of the pass)
+    plain: re.Pattern[str]  # on the reversed text: only the number before each 元 (see plain_yuan_forms)
+    mark: re.Pattern[str]  # what ``after`` matches, tried at one number only
     rest: re.Pattern[str]  # parses the currency-and-scale part of a suffixed match
     prefixed: re.Pattern[str]
     currency_by_marker: dict[str, str]  # marker as written in lower case -> ISO code
     prefix_markers: frozenset[str]  # lower case, reversed
+
 
 @lru_cache(maxsize=16)
 def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
@@ -349,11 +373,14 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     reversed_markers = literal_trie(any_case([marker[::-1] for marker in markers]))
     reversed_prefix = literal_trie(any_case([marker[::-1] for marker in prefix]))
     reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
-    backwards = re.compile(
-        rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
-        rf"(?:(?P<num>[0-9][0-9,.]*+)(?=(?P<after>[-/:]|\s?(?:{reversed_prefix}))?)"
-        rf"|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
-        re.ASCII,
+    mark = rf"[-/:]|\s?(?:{reversed_prefix})"
+    backwards, quick = (
+        re.compile(
+            rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
+            rf"(?:(?P<num>[0-9][0-9,.]*+){after}|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
+            re.ASCII,
+        )
+        for after in (rf"(?=(?P<after>{mark})?)", "")
     )
     prefixed = re.compile(
         rf"(?P<whole>(?P<marker>{literal_trie(any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
@@ -362,6 +389,9 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     )
     return _BulkPatterns(
         backwards,
+        quick,
+        re.compile(rf"{YUAN}\s?\s?([0-9][0-9,.]*+)", re.ASCII),
+        re.compile(mark, re.ASCII),
         re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{reversed_scales})?\s?", re.ASCII),
         prefixed,
         {marker: _currency(marker, codes) or "CNY" for marker in markers},
@@ -391,20 +421,70 @@ def largest_amount(
     *,
     unmodelled: bool | None = None,
     full_width: bool | None = None,
+    plain_yuan: bool = False,
 ) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
     the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
     ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), and ``full_width``:
-    whether it holds a full-width digit, if the caller knows (a page probe read both in one pass)."""
+    whether it holds a full-width digit, if the caller knows (a page probe reads them in one pass); and
+    ``plain_yuan``: the caller knows that it holds none of :func:`not_plain_yuan_words`."""
     if full_width is None or full_width:
         text = normalize_digits(text)
     if unmodelled is None:
         unmodelled = _unmodelled(text)
+    if text and unmodelled and not any(char in text for char in _ODD_LOWER_CASE):
+        # Money labels only: the labelled amounts are read exactly around each label; if one is priced it wins.
+        labelled = _largest_labelled(text, codes, to_cny)
+        if labelled is not None:
+            return labelled
+        unmodelled = False
     if text and not unmodelled:
-        fast = _largest_in_bulk(text, codes, to_cny)
+        fast = _largest_in_bulk(text, codes, to_cny, plain_yuan=plain_yuan)
         if fast is not None:
             return fast[0]
     return _largest_of(find_amounts(text, codes), to_cny)
+
+
+_ODD_LOWER_CASE = ("\u0130", "\u212a")  # the two UNMODELLED_WORDS that are characters, not money labels
+_LABEL_BEFORE = 24  # characters read before a label: an anchor there can still change what follows it
+_NUMBER_CHARS = frozenset("0123456789,.")
+_AFTER_NUMBER = 24  # characters read after a number near a label: spaces, a scale and a currency word
+
+
+@lru_cache(maxsize=1)
+def _label_pattern() -> re.Pattern[str]:
+    return re.compile(literal_trie(any_case(list(_LABEL_WORDS))))
+
+
+def _largest_labelled(text: str, codes: tuple[str, ...], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+    """The largest priced labelled amount (first of equals), or None when no label labels a priced amount.
+
+    A number is labelled when it starts within :data:`_LABEL_REACH` characters after a label, so the exact scan
+    of a window around each label (from :data:`_LABEL_BEFORE` characters before it to past the number that may
+    start in its reach) finds every labelled amount with the same text and value as the scan of the whole text:
+    everything that decides them lies inside. Overlapping windows are read as one; a statement page with a
+    金额 column header costs one short window instead of the exact scan of the page."""
+    windows: list[list[int]] = []
+    length = len(text)
+    for match in _label_pattern().finditer(text):
+        start = max(0, match.start() - _LABEL_BEFORE)
+        end = match.end() + _LABEL_REACH + 8  # + 8: a label the regex passed over inside this one ("金额度")
+        while end < length and text[end] in _NUMBER_CHARS:
+            end += 1
+        end += _AFTER_NUMBER
+        if windows and start <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], end)
+        else:
+            windows.append([start, end])
+    best: tuple[AmountMention, Decimal] | None = None
+    for start, end in windows:
+        found = _scan(text[start:end], codes)
+        for position in sorted(found):
+            mention = found[position]
+            cny = to_cny(mention.value, mention.currency) if mention.labelled else None
+            if cny is not None and (best is None or cny > best[1]):
+                best = (mention, cny)
+    return best
 
 
 def _largest_of(mentions: list[AmountMention], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
@@ -421,29 +501,28 @@ class _Candidate:
 
 
 def _largest_in_bulk(
-    text: str, codes: tuple[str, ...], to_cny: PriceFn
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, plain_yuan: bool = False
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
-    """``(answer,)``, or None when the text holds something only the exact scan reads."""
+    """``(answer,)``, or None when the text holds something only the exact scan reads. ``plain_yuan``: the text
+    holds none of :func:`not_plain_yuan_words`."""
     patterns = _bulk_patterns(codes)
     backwards = text[::-1]
-    found = patterns.backwards.findall(backwards)
-    candidates: list[_Candidate] = []
-    if found:
-        rests, numbers, after, chinese = zip(*found, strict=True)
-        if any(chinese):
-            return None
-        factors = _factors(set(rests), patterns, to_cny)
-        if factors is None:
-            return None
-        read_prefixed = any(prefixed for _, prefixed in factors.values())
-        if not all(numbers):  # a currency with no number before it
-            keep = list(map(bool, numbers))
-            rests, numbers, after = (tuple(compress(column, keep)) for column in (rests, numbers, after))
-        suffixed = _suffixed_candidates(text, backwards, factors, rests, numbers, after) if rests else []
-        prefixed = _prefixed_candidates(text, patterns, to_cny) if read_prefixed else []
-        if suffixed is None:
-            return None
-        candidates = suffixed + prefixed
+    if plain_yuan:
+        plain = _plain_yuan_candidates(text, backwards, patterns, to_cny)
+        if plain is not None and not any(
+            patterns.mark.match(backwards, len(text) - candidate.start) for candidate in plain
+        ):
+            return _exact_winner(text, codes, to_cny, plain) if plain else (None,)
+    suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False)
+    if suffixed is not None and any(
+        patterns.mark.match(backwards, len(text) - candidate.start) for candidate in suffixed[0]
+    ):  # rare: a winner follows - / : or a prefix currency; read that of every number and choose again
+        suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=True)
+    if suffixed is None:
+        return None
+    candidates, read_prefixed = suffixed
+    if read_prefixed:
+        candidates = candidates + _prefixed_candidates(text, patterns, to_cny)
     if not candidates:
         return (None,)
     best = max(candidate.value for candidate in candidates)
@@ -451,9 +530,35 @@ def _largest_in_bulk(
     return _exact_winner(text, codes, to_cny, close)
 
 
-def _factors(
-    rests: set[str], patterns: _BulkPatterns, to_cny: PriceFn
-) -> dict[str, tuple[float | None, bool]] | None:
+def _suffixed_pass(
+    text: str, backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, marks: bool
+) -> tuple[list[_Candidate], bool] | None:
+    """The largest amounts written before their currency, and whether a currency found may also precede a number;
+    None when a Chinese numeral precedes a currency. ``marks``: read whether each number follows - / : or a prefix
+    currency (else every number counts, and the caller checks the winners)."""
+    found = (patterns.backwards if marks else patterns.quick).findall(backwards)
+    if not found:
+        return [], False
+    columns = list(zip(*found, strict=True))
+    chinese = columns.pop()
+    if any(chinese):
+        return None
+    rests, numbers = columns[0], columns[1]
+    after = columns[2] if marks else None
+    factors = _factors(set(rests), patterns, to_cny)
+    if factors is None:
+        return None
+    read_prefixed = any(prefixed for _, prefixed in factors.values())
+    if not all(numbers):  # a currency with no number before it
+        keep = list(map(bool, numbers))
+        rests, numbers = tuple(compress(rests, keep)), tuple(compress(numbers, keep))
+        after = None if after is None else tuple(compress(after, keep))
+    if not rests:
+        return [], read_prefixed
+    return _suffixed_candidates(text, backwards, factors, rests, numbers, after), read_prefixed
+
+
+def _factors(rests: set[str], patterns: _BulkPatterns, to_cny: PriceFn) -> dict[str, tuple[float | None, bool]] | None:
     """For each distinct currency-and-scale part of a suffixed match: what its number is multiplied by to give
     CNY (None: no FX rate), and whether its currency may also precede a number (read by the second pass)."""
     factors: dict[str, tuple[float | None, bool]] = {}
@@ -475,23 +580,37 @@ def _suffixed_candidates(
     factors: dict[str, tuple[float | None, bool]],
     rests: tuple[str, ...],
     numbers: tuple[str, ...],
-    after: tuple[str, ...],
-) -> list[_Candidate] | None:
-    joined = "\x00".join(numbers)[::-1]
-    shapes = joined.translate(_DIGIT_SHAPE)  # 1,234.56 -> d,ddd.dd: a page writes its numbers in a few shapes
-    invalid = {shape for shape in set(shapes.split("\x00")) if _NUMBER_ONLY.fullmatch(shape.replace("d", "0")) is None}
+    after: tuple[str, ...] | None,
+) -> list[_Candidate]:
+    joined = "\x00".join(numbers)[::-1]  # the numbers as written, last match first
+    shapes = joined.translate(_DIGIT_SHAPE).split("\x00")  # 1,234.56 -> d,ddd.dd: a page writes few shapes
+    distinct = set(shapes)
+    invalid = {shape for shape in distinct if _NUMBER_ONLY.fullmatch(shape.replace("d", "0")) is None}
+    by_rest = {rest: factor for rest, (factor, _) in factors.items()}
+    common = {by_rest[rest] for rest in set(rests)}
+    factor = next(iter(common)) if len(common) == 1 else None
+    if after is None and not invalid and factor is not None and not _LEADING_ZERO.search("\x00" + joined):
+        length = len(text)
+
+        def locate(number: str) -> tuple[int, int]:
+            # the first of equal amounts in the text: the last in the reversed text, whichever currency form follows
+            reversed_number = number[::-1]
+            position, whole = max(
+                (backwards.rfind(rest + reversed_number), rest + reversed_number) for rest in set(rests)
+            )
+            return length - position - len(whole), length - position
+
+        return _widest_candidates(joined, shapes, distinct, factor, locate)
+    marks = after or ("",) * len(numbers)
     if invalid:  # rare: "1,23 元" is no amount (and "5. 元" none either)
-        after = tuple(
-            "x" if shape in invalid else mark for shape, mark in zip(reversed(shapes.split("\x00")), after, strict=True)
-        )
-        joined = "\x00".join("0" if mark else number for number, mark in zip(numbers, after, strict=True))[::-1]
+        marks = tuple("x" if shape in invalid else mark for shape, mark in zip(reversed(shapes), marks, strict=True))
+        joined = "\x00".join("0" if mark else number for number, mark in zip(numbers, marks, strict=True))[::-1]
     values = list(map(float, joined.replace(",", "").split("\x00")))
     values.reverse()  # back to the order of the matches
-    by_rest = {rest: factor for rest, (factor, _) in factors.items()}
     multipliers = list(map(by_rest.__getitem__, rests))
-    if any(after):
+    if any(marks):
         # Rare: a number right after a prefix currency (read there) or after - / : (not an amount).
-        multipliers = [None if excluded else factor for factor, excluded in zip(multipliers, after, strict=True)]
+        multipliers = [None if excluded else factor for factor, excluded in zip(multipliers, marks, strict=True)]
     length = len(text)
     candidates = []
     for index, value in _top(values, multipliers):
@@ -499,6 +618,63 @@ def _suffixed_candidates(
         position = backwards.rfind(whole)  # the first of equal amounts in the text
         candidates.append(_Candidate(length - position - len(whole), length - position, value))
     return candidates
+
+
+_LEADING_ZERO = re.compile(r"\x000[0-9]")  # 0123: its digit count says nothing of its size (literal: fast to skip)
+
+
+def _plain_yuan_candidates(
+    text: str, backwards: str, patterns: _BulkPatterns, to_cny: PriceFn
+) -> list[_Candidate] | None:
+    """The largest amounts of a text that holds none of :func:`not_plain_yuan_words`: every amount is a number
+    right before 元 (up to two whitespace characters between), so one pass lists just the numbers. None when a
+    number is not plainly one (1,23 or 0123): the general pass reads those."""
+    numbers = patterns.plain.findall(backwards)
+    rate = to_cny(Decimal(1), "CNY")
+    if not numbers or rate is None:
+        return [] if rate is not None else None
+    joined = "\x00".join(numbers)[::-1]
+    shapes = joined.translate(_DIGIT_SHAPE).split("\x00")
+    distinct = set(shapes)
+    if _LEADING_ZERO.search("\x00" + joined) or any(
+        _NUMBER_ONLY.fullmatch(shape.replace("d", "0")) is None for shape in distinct
+    ):
+        return None
+
+    def locate(number: str) -> tuple[int, int]:
+        # the first of equal amounts in the text: a longer number ending in the same digits is not this one
+        pattern = re.compile(re.escape(number) + rf"\s?\s?{YUAN}", re.ASCII)
+        position = 0
+        while (found := pattern.search(text, position)) is not None:
+            if found.start() == 0 or text[found.start() - 1] not in _NUMBER_CHARS:
+                return found.start(), found.end()
+            position = found.start() + 1
+        raise AssertionError(f"{number} {YUAN} was found in the reversed text")  # pragma: no cover
+
+    return _widest_candidates(joined, shapes, distinct, float(rate), locate)
+
+
+def _widest_candidates(
+    joined: str,
+    shapes: list[str],
+    distinct: set[str],
+    factor: float,
+    locate: Callable[[str], tuple[int, int]],
+) -> list[_Candidate]:
+    """All numbers priced alike (one currency and scale) and none with a leading zero: the largest has the most
+    integer digits, and among numbers of one shape (d,ddd.dd) the text order of the digits is the order of the
+    values. So the largest of each widest shape, found by C-level ``max`` over strings, are the only candidates;
+    only they are converted to float, and ``locate`` gives where the first of each is in the text."""
+    widest = max(map(_integer_digits, distinct))
+    written = joined.split("\x00")
+    tops = [max(compress(written, map(shape.__eq__, shapes))) for shape in distinct if _integer_digits(shape) == widest]
+    values = [float(number.replace(",", "")) * factor for number in tops]
+    floor = max(values) * (1 - _REL_TOLERANCE)
+    return [_Candidate(*locate(number), value) for number, value in zip(tops, values, strict=True) if value >= floor]
+
+
+def _integer_digits(shape: str) -> int:
+    return shape.split(".", 1)[0].count("d")
 
 
 def _prefixed_candidates(text: str, patterns: _BulkPatterns, to_cny: PriceFn) -> list[_Candidate]:

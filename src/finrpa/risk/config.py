@@ -52,8 +52,9 @@ class RiskConfig(BaseModel):
     critical_requires_confirmation: bool = True
     fx_to_cny: dict[str, Decimal] = Field(default_factory=lambda: dict(DEFAULT_FX_TO_CNY))
     category_floors: dict[Category, RiskLevel] = Field(
-        default_factory=lambda: {category: RiskLevel.HIGH for category in HIGH_IMPACT}
-        | {Category.CREDENTIAL_CHANGE: RiskLevel.CRITICAL}
+        default_factory=lambda: (
+            {category: RiskLevel.HIGH for category in HIGH_IMPACT} | {Category.CREDENTIAL_CHANGE: RiskLevel.CRITICAL}
+        )
     )
     approval_levels: frozenset[RiskLevel] = frozenset({RiskLevel.HIGH, RiskLevel.CRITICAL})
     extra_keywords: tuple[ExtraKeyword, ...] = ()

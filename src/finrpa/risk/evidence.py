@@ -76,6 +76,7 @@ class Evidence:
             self.config.to_cny,
             unmodelled=self.page_probe.unmodelled,
             full_width=self.page_probe.full_width,
+            plain_yuan=self.page_probe.plain_yuan,
         )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 
@@ -92,9 +93,7 @@ class Evidence:
         return self.categories(Location.TARGET_TEXT, Location.VALUES, Location.PAGE_TITLE)
 
     def first(self, category: Category, *locations: Location) -> RiskHit | None:
-        return next(
-            (hit for hit in self.keyword_hits if hit.category is category and hit.location in locations), None
-        )
+        return next((hit for hit in self.keyword_hits if hit.category is category and hit.location in locations), None)
 
     def reported_hits(self) -> list[RiskHit]:
         """The keyword hits to show: the action's own, talk-down phrases, and page operations if they were read."""

@@ -7,7 +7,7 @@ written in ASCII match case-insensitively and only as whole words ("pay" is not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -16,7 +16,7 @@ import ahocorasick
 import yaml
 
 from finrpa.exceptions import ConfigurationError
-from finrpa.risk.amounts import UNMODELLED_WORDS, any_case, literal_trie
+from finrpa.risk.amounts import UNMODELLED_WORDS, any_case, literal_trie, not_plain_yuan_words
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.levels import RiskLevel
@@ -89,13 +89,16 @@ class DomainMatchers:
     probe: PageProbe
 
     @classmethod
-    def build(cls, entries: tuple[KeywordEntry, ...]) -> DomainMatchers:
+    def build(cls, entries: tuple[KeywordEntry, ...], currency_codes: tuple[str, ...] = ()) -> DomainMatchers:
         injection = [entry for entry in entries if entry.category is Category.INJECTION]
         return cls(
             action=KeywordMatcher(entries),
             injection=KeywordMatcher(injection, cased_variants=True),
             page=PageMatcher((entry for entry in entries if entry.category in HIGH_IMPACT), flags=UNMODELLED_WORDS),
-            probe=PageProbe({form for entry in injection if entry.term for form in _case_forms(entry.term)}),
+            probe=PageProbe(
+                {form for entry in injection if entry.term for form in _case_forms(entry.term)},
+                not_plain_yuan_words(currency_codes),
+            ),
         )
 
 
@@ -106,10 +109,12 @@ class ProbeResult:
     injection: bool  # a talk-down phrase as the injection matcher reads it (before its whole-word check)
     unmodelled: bool  # one of UNMODELLED_WORDS in any case: its amounts need the exact scan
     full_width: bool  # a full-width digit: its amounts need normalising first
+    plain_yuan: bool = False  # none of not_plain_yuan_words: every amount is a number right before 元 (or none)
 
 
 class PageProbe:
-    """One regex pass over a page body for talk-down phrases, money labels and full-width digits.
+    """One regex pass over a page body for talk-down phrases, money labels, full-width digits and
+    :func:`not_plain_yuan_words` (a page whose amounts are all plain numbers before 元 is read by the fastest pattern).
 
     pyahocorasick takes ~8 ns a character whatever it finds; the regex engine skips ahead to the characters
     that start one of these rare words (~2 ns). Matches do not overlap, so a match of one kind can hide a
@@ -117,11 +122,12 @@ class PageProbe:
     again, alone, in the spans matched — the answer is exactly whether the page holds one.
     """
 
-    def __init__(self, injection_forms: set[str]) -> None:
+    def __init__(self, injection_forms: set[str], not_plain_yuan: Set[str] = frozenset()) -> None:
         by_kind = {
             "injection": injection_forms,
             "unmodelled": any_case(UNMODELLED_WORDS),
             "full_width": {chr(code) for code in range(0xFF10, 0xFF1A)},
+            "not_plain_yuan": not_plain_yuan,
         }
         self._kinds: dict[str, frozenset[str]] = {}
         for kind, forms in by_kind.items():
@@ -146,7 +152,8 @@ class PageProbe:
         for kind, (alone, longest) in self._alone.items():
             if kind not in seen and any(self._starts_within(alone, longest, text, span) for span in spans):
                 seen.add(kind)
-        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen)
+        plain_yuan = "not_plain_yuan" in self._alone and "not_plain_yuan" not in seen
+        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan)
 
     @staticmethod
     def _starts_within(alone: re.Pattern[str], longest: int, text: str, span: tuple[int, int]) -> bool:

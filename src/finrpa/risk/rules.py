@@ -132,9 +132,7 @@ def _apply_keyword(hit: RiskHit, config: RiskConfig, verdict: Verdict) -> None:
     verdict.raise_to(level, f"State-changing action concerns {_name(hit)} ({hit.term!r} in {hit.location.value}).")
 
 
-def _apply_amount_rules(
-    evidence: Evidence, verdict: Verdict, confirmed: bool, operations: set[Category]
-) -> None:
+def _apply_amount_rules(evidence: Evidence, verdict: Verdict, confirmed: bool, operations: set[Category]) -> None:
     found = _deciding_amount(evidence, confirmed)
     if found is None:
         return

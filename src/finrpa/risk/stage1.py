@@ -20,7 +20,7 @@ class Stage1Detector:
     def matchers(self, domain: str) -> DomainMatchers:
         key = domain if domain in BUSINESS_DOMAINS else "*"
         if key not in self._matchers:
-            self._matchers[key] = DomainMatchers.build(library_entries(key, self.config))
+            self._matchers[key] = DomainMatchers.build(library_entries(key, self.config), tuple(self.config.fx_to_cny))
         return self._matchers[key]
 
     def assess(self, action: RiskInput) -> Stage1Result:

@@ -1,8 +1,10 @@
 """The amount a confirm step decides on in a long page, found in bulk, is the one the exact scan gives.
 
-``largest_amount`` lists the Arabic amounts beside a currency with two regex passes and values them column-wise;
-pages that hold a money label or a Chinese numeral go to the exact scan. Either way its answer must equal the
-largest labelled (else largest) amount of :func:`find_amounts`, first of equals, with the same text.
+``largest_amount`` lists the Arabic amounts beside a currency with regex passes and values them column-wise (one
+pass of numbers only when the page probe says every amount is a plain number before 元); labelled amounts are read
+exactly around each money label; pages with a Chinese numeral before a currency go to the exact scan. Either way
+its answer must equal the largest labelled (else largest) amount of :func:`find_amounts`, first of equals, with
+the same text — also when the caller passes what the page probe read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import pytest
 
 from finrpa.risk.amounts import AmountMention, PriceFn, find_amounts, largest_amount
 from finrpa.risk.config import RiskConfig
+from finrpa.risk.library import DomainMatchers, library_entries
 
 CONFIG = RiskConfig()
 CODES = tuple(CONFIG.fx_to_cny)
+PROBE = DomainMatchers.build(library_entries("bank", CONFIG), CODES).probe
 
 
 def no_jpy(amount: Decimal, currency: str) -> Decimal | None:
@@ -83,6 +87,34 @@ RARE_FORMS: list[Callable[[random.Random], str]] = [
     lambda rnd: f"summary {number(rnd)} 元",
     lambda rnd: f"AMOUNT {number(rnd)} USD",
 ]
+PLAIN_YUAN_FORMS: list[Callable[[random.Random], str]] = [
+    lambda rnd: f"{number(rnd)} 元",
+    lambda rnd: f"{number(rnd)}元",
+    lambda rnd: f"{number(rnd)}  元",
+    lambda rnd: f"{number(rnd)}\n元",
+    lambda rnd: f"-{number(rnd)} 元",
+    lambda rnd: f"12:{rnd.randint(10, 59)}元",
+    lambda rnd: "1,23 元",
+    lambda rnd: f"0{rnd.randint(1, 999)} 元",
+    lambda rnd: f"{rnd.randint(1, 9)}. 元",
+    lambda rnd: f".{rnd.randint(1, 9)}元",
+    lambda rnd: f"2024/{rnd.randint(1, 12)}元",
+    lambda rnd: "单位：元",
+    lambda rnd: f"9{number(rnd)} 元",
+]
+LABEL_FORMS: list[Callable[[random.Random], str]] = [
+    lambda rnd: "交易日期 交易类型 金额 余额",
+    lambda rnd: f"交易金额：{number(rnd)} 元",
+    lambda rnd: f"金额 {number(rnd)}",
+    lambda rnd: f"总金额（人民币）：{number(rnd)} 元",
+    lambda rnd: f"金额度 {number(rnd)}",
+    lambda rnd: f"金额 {rnd.randint(1, 9)} {number(rnd)} 元",
+    lambda rnd: f"合计\n{number(rnd)} 元",
+    lambda rnd: f"Total: USD {number(rnd)}",
+    lambda rnd: f"amount {number(rnd)} JPY",
+    lambda rnd: f"应付 {rnd.randint(1, 999)}万元",
+    lambda rnd: f"实付{number(rnd)}元，另{number(rnd)}元",
+]
 NOISE = [
     "2024-03-12 ",
     "转账汇款 ",
@@ -96,25 +128,44 @@ NOISE = [
 ]
 
 
-def page(rnd: random.Random, *, rare: bool) -> str:
+PAGE_KINDS: dict[str, Callable[[random.Random], list[Callable[[random.Random], str]]]] = {
+    "common": lambda rnd: AMOUNT_FORMS,
+    "rare": lambda rnd: AMOUNT_FORMS + RARE_FORMS if rnd.random() < 0.2 else AMOUNT_FORMS,
+    "plain_yuan": lambda rnd: PLAIN_YUAN_FORMS,
+    "labels": lambda rnd: PLAIN_YUAN_FORMS + LABEL_FORMS if rnd.random() < 0.3 else PLAIN_YUAN_FORMS + AMOUNT_FORMS,
+}
+
+
+def page(rnd: random.Random, kind: str) -> str:
     parts = []
     for _ in range(rnd.randint(1, 40)):
         parts.append(rnd.choice(NOISE))
-        forms = AMOUNT_FORMS + RARE_FORMS if rare and rnd.random() < 0.2 else AMOUNT_FORMS
-        parts.append(rnd.choice(forms)(rnd) + rnd.choice([" ", "\n", "，", " | "]))
+        parts.append(rnd.choice(PAGE_KINDS[kind](rnd))(rnd) + rnd.choice([" ", "\n", "，", " | "]))
     return "".join(parts)
 
 
-@pytest.mark.parametrize("rare", [False, True])
-def test_bulk_answer_equals_the_exact_scan_on_generated_pages(rare: bool) -> None:
-    rnd = random.Random(20 + rare)
+@pytest.mark.parametrize("kind", list(PAGE_KINDS))
+def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None:
+    rnd = random.Random(f"largest-{kind}")
+    plain_seen = 0
     for _ in range(300):
-        text = page(rnd, rare=rare)
+        text = page(rnd, kind)
+        probe = PROBE.find(text)
+        plain_seen += probe.plain_yuan
         for to_cny in (CONFIG.to_cny, no_jpy):
             expected = reference(text, to_cny)
             assert largest_amount(text, CODES, to_cny) == expected, text
-            if not rare:  # the page keyword pass says whether a label is there; without one the flag is False
-                assert largest_amount(text, CODES, to_cny, unmodelled=False) == expected, text
+            probed = largest_amount(
+                text,
+                CODES,
+                to_cny,
+                unmodelled=probe.unmodelled,
+                full_width=probe.full_width,
+                plain_yuan=probe.plain_yuan,
+            )
+            assert probed == expected, text
+    if kind == "plain_yuan":
+        assert plain_seen == 300  # every page of this kind took the one-pass path
 
 
 @pytest.mark.parametrize(
