@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from finrpa.browser.downloads import DownloadedFile
-from finrpa.browser.snapshot import DialogInfo, Fingerprint
+from finrpa.browser.snapshot import DialogInfo, Fingerprint, PageSnapshot
 
 DEFAULT_TIMEOUT_MS = 10_000
 
@@ -152,7 +152,14 @@ class Extract(_Action):
     kind: Literal["extract"] = "extract"
     what: Literal["table", "text"]
     table_id: str | None = Field(default=None, description="A table of the snapshot (t1, t2…); else the first.")
+    caption: str | None = Field(default=None, description="Without a snapshot: the table with this caption…")
+    headers: list[str] | None = Field(default=None, description="…and these headers, as a snapshot showed them.")
     max_rows: int = Field(default=500, ge=1, le=10_000)
+    observe_roles: list[str] | None = Field(
+        default=None,
+        description="Also observe the page in the same call: the result's snapshot lists the elements of these "
+        "roles (e.g. a table page's next-page link), and later actions may name it.",
+    )
 
 
 Action = Annotated[
@@ -184,5 +191,6 @@ class ActionResult(BaseModel):
     download: DownloadedFile | None = None
     table: ExtractedTable | None = None
     text: str | None = None
+    snapshot: PageSnapshot | None = Field(default=None, description="Observed with the table (observe_roles).")
     tab_id: str
     new_tab_id: str | None = None

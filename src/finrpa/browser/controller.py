@@ -33,6 +33,7 @@ from finrpa.browser.actions import (
     Download,
     Expectation,
     Extract,
+    ExtractedTable,
     Fill,
     Navigate,
     Press,
@@ -48,11 +49,12 @@ from finrpa.browser.errors import (
     ActionTimeoutError,
     BrowserError,
     InvalidActionError,
+    PostconditionFailedError,
     StaleSnapshotError,
     TargetRefusedError,
 )
 from finrpa.browser.frames import find_frame
-from finrpa.browser.observe import ObserveOptions, build_snapshot
+from finrpa.browser.observe import ObserveOptions, build_snapshot, read_table_page
 from finrpa.browser.operations import (
     OpContext,
     OpResult,
@@ -155,12 +157,14 @@ class Controller:
             raise ActionTimeoutError(
                 f"Tab {tab.tab_id} did not answer within {timeout_s:.0f} s (a busy or frozen page); try again."
             ) from exc
-        self._seen[snapshot.snapshot_id] = _Seen(
-            snapshot, {f.path: (f.document, f.epoch) for f in snapshot.frames}
-        )
+        self._remember(snapshot)
+        return snapshot
+
+    def _remember(self, snapshot: PageSnapshot) -> None:
+        """Accept actions naming ``snapshot`` while its frames stay as it saw them."""
+        self._seen[snapshot.snapshot_id] = _Seen(snapshot, {f.path: (f.document, f.epoch) for f in snapshot.frames})
         while len(self._seen) > self._keep:
             self._seen.popitem(last=False)
-        return snapshot
 
     async def read(self, target: Target, tab_id: str | None = None) -> ElementReading:
         """Read an element's current value (masked when sensitive) and checked state, without acting."""
@@ -267,7 +271,7 @@ class Controller:
             self._carry_forward(seen, target.fingerprint.frame, outcome.counters)
         if self.screenshots and step.tab.pending_dialog is None and not step.tab.page.is_closed():
             if isinstance(action, WaitFor | Extract) and last_shot is not None:  # reads only: maybe unchanged
-                step.after = await self._unchanged_since(step.tab, last_shot)
+                step.after = await self._unchanged_since(step.tab, last_shot, outcome.counters)
                 if step.after is not None:
                     self._last_shot = last_shot
             if step.after is None:
@@ -276,15 +280,19 @@ class Controller:
             action_index=step.index, kind=action.kind, duration_ms=_ms_since(step.started),
             url_before=step.url_before, url_after=step.tab.page.url, value=outcome.value,
             navigated=outcome.navigated, dialog=outcome.dialog, download=outcome.download,
-            table=outcome.table, text=outcome.text, tab_id=self.run.active_tab_id or step.tab.tab_id,
+            table=outcome.table, text=outcome.text, snapshot=outcome.snapshot,
+            tab_id=self.run.active_tab_id or step.tab.tab_id,
             new_tab_id=outcome.new_tab_id,
         )
 
-    async def _unchanged_since(self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int]) -> Screenshot | None:
+    async def _unchanged_since(
+        self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int], now: dict[str, Any] | None = None
+    ) -> Screenshot | None:
         """The previous action's after-shot, marked as shared, when the page provably did not change since: same
         document, navigation, DOM change count, URL and scroll positions as when that PNG was taken, in a tab
-        without child frames (the pixels are the same). Else None: take a new screenshot."""
-        key = _shot_key(tab, await counters_of(tab.page.main_frame))
+        without child frames (the pixels are the same). Else None: take a new screenshot. ``now``: the main
+        frame's counters read just before (by a read-only action), else they are read here."""
+        key = _shot_key(tab, now if now is not None else await counters_of(tab.page.main_frame))
         return last[1].model_copy(update={"shared_from": last[2]}) if key is not None and key == last[0] else None
 
     async def _take_after(self, step: _Step) -> None:
@@ -418,10 +426,29 @@ class Controller:
         return OpResult(value=tab.tab_id, value_masked=tab.tab_id)
 
     async def _extract(self, ctx: OpContext, action: Extract, seen: _Seen | None) -> OpResult:
+        if action.what == "table" and action.observe_roles is not None:
+            return await self._extract_table_page(ctx, action)
         if action.what == "table":
-            return await do_extract_table(ctx, seen.snapshot if seen else None, action.table_id, action.max_rows)
+            return await do_extract_table(
+                ctx, seen.snapshot if seen else None, action.table_id, action.max_rows, (action.caption, action.headers)
+            )
         text = await invoke(ctx.tab.page.main_frame, "pageText", 100_000)
         return OpResult(text=str(text))
+
+    async def _extract_table_page(self, ctx: OpContext, action: Extract) -> OpResult:
+        """The table's rows and a snapshot of the page they are on, read together (one call per frame): a paged
+        table's next page needs no separate observation to find its next-page link."""
+        assert action.observe_roles is not None
+        page = await read_table_page(
+            ctx.tab, (action.caption, action.headers), action.max_rows, action.observe_roles, self.observe_options
+        )
+        self._remember(page.snapshot)
+        if page.table is None:
+            raise PostconditionFailedError("The table is not on the page; observe the page again.")
+        in_main = page.frame is not None and page.frame.parent is None
+        return OpResult(
+            table=ExtractedTable(**page.table), snapshot=page.snapshot, counters=page.counters if in_main else None
+        )
 
     async def _tab(self, tab_id: str | None) -> Tab:
         if tab_id is None and not self.run.tabs:

@@ -70,14 +70,54 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
     return _assemble(tab, list(results), started)
 
 
+@dataclass
+class TablePage:
+    """A table's rows and the page they were read from, taken in one call per frame."""
+
+    snapshot: PageSnapshot
+    table: dict[str, Any] | None  # caption, headers, rows, truncated; None when no frame shows the table
+    frame: FrameNode | None  # the frame the table is in
+    counters: dict[str, Any] | None  # that frame's counters as the rows were read
+
+
+async def read_table_page(
+    tab: Tab, table: tuple[str | None, list[str] | None], max_rows: int, roles: list[str],
+    options: ObserveOptions | None = None,
+) -> TablePage:
+    """The rows of the table with this caption and headers and a snapshot limited to the elements of ``roles``,
+    both read in the same call in each frame (the frame's page cannot change in between)."""
+    options = options or ObserveOptions()
+    started = time.perf_counter()
+    nodes = frame_tree(tab.page)
+    opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": False,
+            "roles": roles}
+    call = ("tablePage", table[0], table[1], max_rows)
+    raws, _ = await asyncio.gather(
+        asyncio.gather(*(_call_frame(node, call, opts) for node in nodes)), locate_offsets(nodes)
+    )
+    results = [_FrameResult(node, raw.get("snapshot") if raw else None) for node, raw in zip(nodes, raws, strict=True)]
+    page = _assemble(tab, results, started).model_copy(update={"roles": roles})
+    for node, raw in zip(nodes, raws, strict=True):
+        if raw and raw.get("table"):
+            counters = (raw.get("snapshot") or {}).get("counters")
+            return TablePage(page, raw["table"], node, counters if isinstance(counters, dict) else None)
+    return TablePage(page, None, None, None)
+
+
 async def _observe_frame(node: FrameNode, opts: dict[str, Any]) -> _FrameResult:
+    data = await _call_frame(node, ("snapshot",), opts)
+    return _FrameResult(node, data)
+
+
+async def _call_frame(node: FrameNode, call: tuple[Any, ...], opts: dict[str, Any]) -> dict[str, Any] | None:
+    """One page-model call in a frame that answers with a JSON string (the options go last)."""
     frame_opts = dict(opts, withHtml=opts["withHtml"] and node.parent is None)
     try:
-        raw = await invoke(node.frame, "snapshot", frame_opts)
+        raw = await invoke(node.frame, call[0], *call[1:], frame_opts)
     except PlaywrightError:
         raw = None
     data = json.loads(raw) if isinstance(raw, str) else None
-    return _FrameResult(node, data if isinstance(data, dict) else None)
+    return data if isinstance(data, dict) else None
 
 
 def _assemble(tab: Tab, results: list[_FrameResult], started: float) -> PageSnapshot:

@@ -78,6 +78,7 @@ class OpResult:
     table: ExtractedTable | None = None
     text: str | None = None
     new_tab_id: str | None = None
+    snapshot: PageSnapshot | None = None
     counters: dict[str, Any] | None = field(default=None, repr=False)
 
 
@@ -466,10 +467,11 @@ async def do_dialog(ctx: OpContext, action: AcceptDialog | None) -> OpResult:
 
 
 async def do_extract_table(ctx: OpContext, snapshot: PageSnapshot | None, table_id: str | None,
-                           max_rows: int) -> OpResult:
+                           max_rows: int, named: tuple[str | None, list[str] | None] = (None, None)) -> OpResult:
+    """Read a table of ``snapshot`` (``table_id``, else its first), or without one the table with the caption and
+    headers ``named`` (else the first) in the main frame."""
     frame = ctx.tab.page.main_frame
-    caption: str | None = None
-    headers: list[str] | None = None
+    caption, headers = named
     if snapshot is not None and snapshot.tables:
         table = next((t for t in snapshot.tables if t.table_id == table_id), None) if table_id else snapshot.tables[0]
         if table is None:

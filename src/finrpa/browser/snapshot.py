@@ -109,6 +109,9 @@ class PageSnapshot(BaseModel):
     headings: list[Heading] = Field(default_factory=list)
     dialogs: list[DialogInfo] = Field(default_factory=list)
     tables: list[TableSummary] = Field(default_factory=list)
+    roles: list[str] | None = Field(
+        default=None, description="Set when the snapshot lists only the elements of these roles (a table page's)."
+    )
     build_ms: float = 0.0
 
     def element(self, ref: str) -> ElementInfo | None:

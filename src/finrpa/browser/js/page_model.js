@@ -364,6 +364,19 @@
     });
     return out;
   };
+  // The elements of some interactive roles only, as collect(null) would list them: an element of such a role is
+  // a candidate by its role alone, so no computed style of any other element is needed.
+  const collectRoles = (roles) => {
+    const wanted = new Set(roles.filter((r) => INTERACTIVE_ROLES.has(r) || r === "file"));
+    const out = [];
+    walk(document, (el) => {
+      const role = roleOf(el);
+      if (!wanted.has(role)) return;
+      if (!visible(el) && !hiddenControlWithLabel(el, role)) return;
+      out.push({ el, role });
+    });
+    return out;
+  };
   // Custom checkboxes hide the real input and style its label; the input is still the thing to act on.
   const hiddenControlWithLabel = (el, role) =>
     (role === "checkbox" || role === "radio") && el.labels && [...el.labels].some(visible);
@@ -743,19 +756,24 @@
     state.waiters.push(() => { clearTimeout(timer); resolve(true); });
   });
 
-  const snapshot = (opts) => {
-    const items = collect(null);
+  const snapshotData = (opts) => {
+    const items = opts.roles ? collectRoles(opts.roles) : collect(null);
     const peers = groupPeers(items);
     const max = opts.maxElements === undefined ? 1500 : opts.maxElements;
-    // One JSON string: Playwright's structured serialisation of thousands of small objects is far slower.
-    return stringify({
+    return {
       counters: counters(), title: document.title || "",
       elements: items.slice(0, max).map((i) => elementRecord(i, peers)), total_elements: items.length,
       dialogs: dialogs(), tables: tables(), headings: headings(),
       text: visibleText(opts.maxText || 4000),
       html_digest_source: opts.withHtml ? document.documentElement.outerHTML : null,
-    });
+    };
   };
+  // One JSON string: Playwright's structured serialisation of thousands of small objects is far slower.
+  const snapshot = (opts) => stringify(snapshotData(opts));
+  // A table page in one call: the rows of the table with this caption and headers (null when absent) and the
+  // frame's snapshot (limited to opts.roles), read in the same task so both show the same page.
+  const tablePage = (caption, headers, max, opts) =>
+    stringify({ table: extractTable(caption, headers, max), snapshot: snapshotData(opts) });
   const pageText = (limit) => visibleText(limit);
 
   const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, changeAfter, hitsTarget,
@@ -787,6 +805,7 @@
         checked: items.some((i) => readState(i.el, null).checked) };
     },
     extractTable: (caption, headers, max) => extractTable(caption, headers, max),
+    tablePage: memoised(tablePage),
     calendars: memoised(calendars), optionFingerprints: memoised(optionFingerprints), visibleOptionNames,
     describeElement: (el) => { const role = roleOf(el) || "clickable"; return describe(el, role); },
     visible, enabled, maskNumbers,

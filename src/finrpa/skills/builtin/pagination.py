@@ -9,7 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from finrpa.browser import Click, Target
+from finrpa.browser import Click, Extract, PageSnapshot, PostconditionFailedError, Target
+from finrpa.browser.snapshot import TableSummary
 from finrpa.skills.base import BaseSkill, ErrorStrategy, SideEffect, SkillResult
 from finrpa.skills.builtin.table_extract import TableNotFoundError, save_table
 from finrpa.skills.builtin.tables import normalise_rows, read_all_rows, wait_for_table
@@ -43,11 +44,17 @@ class PaginationSkill(BaseSkill[PaginationParams]):
         rows: list[list[str]] = []
         seen: set[str] = set()
         pages, stop_reason = 0, "last page"
+        found: TableSummary | None = None  # the table as the first page showed it
         while True:
-            snapshot, table = await wait_for_table(context, params.table, params.headers)
-            if table is None:
-                raise TableNotFoundError(f"No table {params.table or params.headers!r} on {snapshot.url}.")
-            headers, page_rows = await read_all_rows(context, snapshot, table)
+            page = await _next_page(context, found) if found is not None else None
+            if page is not None:
+                snapshot, (headers, page_rows) = page
+            else:
+                snapshot, table = await wait_for_table(context, params.table, params.headers)
+                if table is None:
+                    raise TableNotFoundError(f"No table {params.table or params.headers!r} on {snapshot.url}.")
+                found = found or table
+                headers, page_rows = await read_all_rows(context, snapshot, table)
             digest = hashlib.sha256(json.dumps(page_rows, ensure_ascii=False).encode()).hexdigest()
             if digest in seen:
                 stop_reason = "the portal showed a page again"
@@ -75,3 +82,25 @@ class PaginationSkill(BaseSkill[PaginationParams]):
         artifact = save_table(context, headers, rows, params.format, params.output_path)
         data = {"headers": headers, "row_count": len(rows), "pages": pages, "stopped": stop_reason}
         return SkillResult.ok(data, artifacts=[artifact] if artifact else [], url=snapshot.url)
+
+
+async def _next_page(
+    context: SkillContext, table: TableSummary
+) -> tuple[PageSnapshot, tuple[list[str], list[list[str]]]] | None:
+    """A following page's rows and the links on it, read in one call: the table the first page showed (same caption
+    and headers) and a snapshot of the clickable elements, enough to find the next-page link. None when the table is
+    not there (yet): the caller then waits for it by observing the whole page."""
+    try:
+        result = await context.controller.execute(
+            Extract(
+                what="table",
+                caption=table.caption,
+                headers=table.headers,
+                max_rows=10_000,
+                observe_roles=sorted(CLICKABLE),
+            )
+        )
+    except PostconditionFailedError:
+        return None
+    assert result.snapshot is not None and result.table is not None
+    return result.snapshot, (result.table.headers, [list(row) for row in result.table.rows])
