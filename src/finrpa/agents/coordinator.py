@@ -217,8 +217,12 @@ class AgentCoordinator:
             await self._abort(reason)
         elif strategy is ErrorStrategy.REPLAN or (self.planner is not None and attempt > 2):
             await self._replan(subtask, reason)
-        else:
-            await self._needs_human(subtask, f"retries exhausted: {reason}", outcome.human_context)
+        elif outcome.retryable:
+            await self._needs_human(
+                subtask, f"retries exhausted after {attempt} attempts: {reason}", outcome.human_context
+            )
+        else:  # e.g. a portal that rejected the form: retrying the same input cannot help
+            await self._needs_human(subtask, f"not retried, a person must act: {reason}", outcome.human_context)
 
     async def _needs_human(self, subtask: SubTask, reason: str, context: dict[str, Any]) -> None:
         payload = {"subtask_id": subtask.subtask_id, "reason": reason, **context}

@@ -106,9 +106,7 @@ async def test_transient_failures_are_retried_with_backoff_then_succeed() -> Non
     journal = MemoryJournal()
     executor = ScriptedExecutor({"s0": [transient(), transient()]})
     state = CoordinationState(run_id="r1", plan=plan(ErrorStrategy.RETRY))
-    final = await AgentCoordinator(
-        state, executor, journal, sleep=record_sleep, backoff=Backoff(1, 2, 30)
-    ).run()
+    final = await AgentCoordinator(state, executor, journal, sleep=record_sleep, backoff=Backoff(1, 2, 30)).run()
     assert final.status is TaskStatus.COMPLETED
     assert executor.calls == ["s0", "s0", "s0"]
     assert delays == [1.0, 2.0]
@@ -135,7 +133,15 @@ async def test_exhausted_retries_hand_the_step_to_a_person() -> None:
     final = await coordinator(plan(ErrorStrategy.RETRY), executor, journal).run()
     assert final.status is TaskStatus.NEEDS_HUMAN
     assert executor.calls == ["s0"] * 3
-    assert "retries exhausted" in (final.last_error or "")
+    assert "retries exhausted after 3 attempts" in (final.last_error or "")
+
+
+async def test_a_failure_that_retrying_cannot_fix_goes_to_a_person_at_once() -> None:
+    journal, executor = MemoryJournal(), ScriptedExecutor({"s0": [fatal("the portal did not accept the form")]})
+    final = await coordinator(plan(ErrorStrategy.RETRY), executor, journal).run()
+    assert final.status is TaskStatus.NEEDS_HUMAN
+    assert executor.calls == ["s0"]
+    assert final.last_error == "not retried, a person must act: the portal did not accept the form"
 
 
 class CountingPlanner:
@@ -235,8 +241,7 @@ async def test_independent_branches_run_in_parallel() -> None:
             return ExecutionOutcome(success=True, data={"id": subtask.subtask_id})
 
     branches = [
-        SubTask(subtask_id=f"b{i}", index=i, goal=f"bank {i}", skill_call=SkillCall(skill="X"))
-        for i in range(3)
+        SubTask(subtask_id=f"b{i}", index=i, goal=f"bank {i}", skill_call=SkillCall(skill="X")) for i in range(3)
     ]
     merge = SubTask(
         subtask_id="merge",
@@ -251,18 +256,14 @@ async def test_independent_branches_run_in_parallel() -> None:
     final = await coordinator(task_plan, executor, journal).run()
     assert final.status is TaskStatus.COMPLETED
     assert any(overlap)
-    assert journal.types().index(EventType.SUBTASK_STARTED) < journal.types().index(
-        EventType.SUBTASK_SUCCEEDED
-    )
+    assert journal.types().index(EventType.SUBTASK_STARTED) < journal.types().index(EventType.SUBTASK_SUCCEEDED)
     assert final.completed_subtasks[-1] == "merge"
 
 
 async def test_a_person_aborting_runs_compensations_and_finishes_the_run() -> None:
     journal = MemoryJournal()
     executor = ScriptedExecutor({"s1": [ExecutionOutcome(success=False, error="captcha", needs_human=True)]})
-    first = await coordinator(
-        plan(ErrorStrategy.RETRY, ErrorStrategy.RETRY, writes=(0,)), executor, journal
-    ).run()
+    first = await coordinator(plan(ErrorStrategy.RETRY, ErrorStrategy.RETRY, writes=(0,)), executor, journal).run()
     resolution = {"subtask_id": "s1", "action": "abort", "user_id": "u1"}
     resumed = AgentCoordinator(apply_event(first, EventType.HUMAN_RESOLUTION, resolution), executor, journal)
     final = await resumed.run()
