@@ -12,6 +12,10 @@ of the actions (hash-chained). Two ways:
 * ``durable``   the same commit inside a DBOS workflow, as ``finrpa worker`` does it: a DBOS datasource
                 transaction, so DBOS's own step record is written in the same transaction.
 
+Then, untimed, a few more commits of each kind with the statements counted: on the application database (the
+statements, BEGIN/COMMIT and the pool's pre-ping each cost a round trip on PostgreSQL) and on DBOS's system
+tables (the step bookkeeping DBOS does around the datasource transaction, through its own connections).
+
 Failover: two ``finrpa worker`` processes with default settings; a statement run is started, the worker holding it
 is killed with SIGKILL while a step runs, and the time until the other worker claims it is measured; repeated
 (FINRPA_BENCH_FAILOVER_REPEATS, default 5) on PostgreSQL (FINRPA_BENCH_FAILOVER_DB=sqlite for the embedded one).
@@ -24,18 +28,23 @@ FINRPA_BENCH_COMMITS sets commits per repeat, default 200; FINRPA_BENCH_SKIP_FAI
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import statistics
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 from dbos import DBOS
+from dbos._dbos import _get_dbos_instance
+from sqlalchemy import event as sa_event
+from sqlalchemy.engine import Engine
 from tests.chaos.harness import Chaos, KillPoint, WorkerPool, wait_until_listening
 from tests.fixtures.runs import approve_when_asked
 
@@ -55,6 +64,7 @@ from finrpa.tenancy.context import system_context
 
 FAILOVER_TARGET_S = 15.0
 COMMITS = int(os.environ.get("FINRPA_BENCH_COMMITS", "200"))
+COUNTED_COMMITS = 20
 REPEATS = 3
 FAILOVER_REPEATS = int(os.environ.get("FINRPA_BENCH_FAILOVER_REPEATS", "5"))
 _PREPARED: dict[str, tuple[PreparedRun, CoordinationState, int]] = {}
@@ -132,22 +142,60 @@ def _step_events(state: CoordinationState, index: int) -> list[NewEvent]:
     ]
 
 
-async def _commit_all(journal: Any, state: CoordinationState, count: int) -> float:
-    started = time.perf_counter()
+async def _commit_all(journal: Any, state: CoordinationState, count: int) -> list[float]:
+    """Commits/s, and this process's CPU milliseconds per commit (all its threads: the wall clock of a shared
+    machine is noisy, its CPU time much less so)."""
+    started, cpu = time.perf_counter(), time.process_time()
     for index in range(count):
         events = _step_events(state, index)
         new_state = state
         for event in events:
             new_state = apply_event(new_state, event.type, event.payload)
         await journal.commit(events, new_state)
-    return count / (time.perf_counter() - started)
+    return [count / (time.perf_counter() - started), (time.process_time() - cpu) * 1000 / count]
 
 
 @DBOS.workflow(name="finrpa_bench_commits")
-async def _durable_commits(run_id: str, org_id: str, count: int) -> float:
+async def _durable_commits(run_id: str, org_id: str, count: int) -> list[float]:
     prepared, state, token = _PREPARED[run_id]
     with system_context("bench: durable commits", org_id=org_id):
         return await _commit_all(DurableJournal(run_id, token, prepared), state, count)
+
+
+class StatementCounter:
+    """Counts what a database engine is asked to do while active: statements, BEGIN, COMMIT/ROLLBACK and pool
+    checkouts (each checkout pings the server first). Only calls made on behalf of the commits are counted: DBOS's
+    own background threads (queue polling, notifications) are daemon threads and are left out."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.active = False
+
+    def _count(self, kind: str) -> None:
+        if self.active and not threading.current_thread().daemon:
+            self.counts[kind] += 1
+
+    def attach(self, engine: Engine, *, pings: bool) -> None:
+        sa_event.listen(engine, "before_cursor_execute", lambda *_: self._count("statements"))
+        sa_event.listen(engine, "begin", lambda *_: self._count("begin"))
+        sa_event.listen(engine, "commit", lambda *_: self._count("commit"))
+        sa_event.listen(engine, "rollback", lambda *_: self._count("rollback"))
+        if pings:
+            sa_event.listen(engine.pool, "checkout", lambda *_: self._count("pings"))
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        self.counts.clear()
+        self.active = True
+        try:
+            yield
+        finally:
+            self.active = False
+
+    def per_commit(self, commits: int) -> str:
+        parts = [f"{self.counts[k] / commits:.1f} {k}" for k in ("statements", "begin", "commit", "pings")]
+        total = sum(self.counts[k] for k in ("statements", "begin", "commit", "rollback", "pings")) / commits
+        return f"{total:4.1f} ({', '.join(parts)})"
 
 
 async def _new_run(app: App, org_id: str, dept_id: str, runner: RunRunner) -> tuple[str, PreparedRun, int]:
@@ -160,8 +208,9 @@ async def _new_run(app: App, org_id: str, dept_id: str, runner: RunRunner) -> tu
     return run_id, prepared, token
 
 
-async def commit_throughput(backend: str, folder: Path) -> dict[str, float]:
-    """Median commits/s of the embedded and the durable journal on one backend."""
+async def commit_throughput(backend: str, folder: Path) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """Median commits/s and CPU ms per commit of the embedded and the durable journal on one backend, and the
+    statements each commit costs (counted in separate, untimed commits)."""
     async with _database(backend, folder) as url:
         settings = Settings(data_dir=folder / f"var-{backend}", database_url=url)
         async with open_app(settings, auto_migrate=True) as app:
@@ -170,8 +219,8 @@ async def commit_throughput(backend: str, folder: Path) -> dict[str, float]:
             engine = DurableEngine(runner, worker_id=f"bench-{backend}")
             await engine.launch(listen=False)
             try:
-                embedded: list[float] = []
-                durable: list[float] = []
+                embedded: list[list[float]] = []
+                durable: list[list[float]] = []
                 for _ in range(REPEATS):
                     run_id, prepared, token = await _new_run(app, demo.org_id, demo.dept_id, runner)
                     with system_context("bench: embedded commits", org_id=demo.org_id):
@@ -181,11 +230,38 @@ async def commit_throughput(backend: str, folder: Path) -> dict[str, float]:
                     with system_context("bench: load", org_id=demo.org_id):
                         _PREPARED[run_id] = (prepared, await runner.load_state(run_id), token)
                     handle = await DBOS.start_workflow_async(_durable_commits, run_id, demo.org_id, COMMITS)
-                    durable.append(float(await handle.get_result()))
+                    durable.append(list(await handle.get_result()))
+                counts = await _count_statements(app, demo.org_id, demo.dept_id, runner)
             finally:
                 await engine.shutdown()
                 await runner.close()
-    return {"embedded": statistics.median(embedded), "durable": statistics.median(durable)}
+    return {"embedded": _medians(embedded), "durable": _medians(durable)}, counts
+
+
+def _medians(repeats: list[list[float]]) -> list[float]:
+    return [statistics.median(column) for column in zip(*repeats, strict=True)]
+
+
+async def _count_statements(app: App, org_id: str, dept_id: str, runner: RunRunner) -> dict[str, str]:
+    application, system = StatementCounter(), StatementCounter()
+    app_engine = runner.database.engine.sync_engine
+    application.attach(app_engine, pings=bool(app_engine.pool._pre_ping))
+    system.attach(_get_dbos_instance()._sys_db.engine, pings=False)
+    run_id, prepared, token = await _new_run(app, org_id, dept_id, runner)
+    with system_context("bench: counted embedded commits", org_id=org_id):
+        state = await runner.load_state(run_id)
+        with application.counting():
+            await _commit_all(prepared.journal, state, COUNTED_COMMITS)
+    counts = {"embedded": application.per_commit(COUNTED_COMMITS)}
+    run_id, prepared, token = await _new_run(app, org_id, dept_id, runner)
+    with system_context("bench: load", org_id=org_id):
+        _PREPARED[run_id] = (prepared, await runner.load_state(run_id), token)
+    with application.counting(), system.counting():
+        handle = await DBOS.start_workflow_async(_durable_commits, run_id, org_id, COUNTED_COMMITS)
+        await handle.get_result()
+    counts["durable"] = application.per_commit(COUNTED_COMMITS)
+    counts["durable_system"] = system.per_commit(COUNTED_COMMITS)
+    return counts
 
 
 async def failover(backend: str, folder: Path) -> list[float]:
@@ -223,12 +299,24 @@ async def failover(backend: str, folder: Path) -> list[float]:
 def main() -> None:
     # One event loop per part: DBOS takes over the loop's default executor and shuts it down when destroyed.
     print(f"commit throughput: {COMMITS} node commits per repeat, median of {REPEATS} repeats")
-    print(f"{'backend':<12}{'embedded commits/s':>20}{'durable commits/s':>20}{'durable/embedded':>18}")
+    print(
+        f"{'backend':<12}{'embedded commits/s':>20}{'CPU ms/commit':>15}{'durable commits/s':>20}{'CPU ms/commit':>15}"
+        f"{'durable/embedded':>18}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
+        counted: dict[str, dict[str, str]] = {}
         for backend in ("sqlite", "postgresql"):
-            figures = asyncio.run(commit_throughput(backend, Path(tmp)))
-            ratio = figures["durable"] / figures["embedded"]
-            print(f"{backend:<12}{figures['embedded']:>20.0f}{figures['durable']:>20.0f}{ratio:>18.2f}")
+            figures, counted[backend] = asyncio.run(commit_throughput(backend, Path(tmp)))
+            (embedded, embedded_cpu), (durable, durable_cpu) = figures["embedded"], figures["durable"]
+            print(
+                f"{backend:<12}{embedded:>20.0f}{embedded_cpu:>15.1f}{durable:>20.0f}{durable_cpu:>15.1f}"
+                f"{durable / embedded:>18.2f}"
+            )
+        print(f"statements per commit ({COUNTED_COMMITS} commits counted; on PostgreSQL each is a round trip)")
+        for backend, counts in counted.items():
+            print(f"  {backend:<11} embedded, application database:  {counts['embedded']}")
+            print(f"  {'':<11} durable,  application database:  {counts['durable']}")
+            print(f"  {'':<11} durable,  DBOS system tables:    {counts['durable_system']}")
         if os.environ.get("FINRPA_BENCH_SKIP_FAILOVER"):
             return
         backend = os.environ.get("FINRPA_BENCH_FAILOVER_DB", "postgresql")
