@@ -187,8 +187,12 @@ async def end_sessions(terminator: SessionTerminator, worker_ids: Sequence[str],
     for worker_id in worker_ids:
         mine = [session for session in ended if session.worker_id == worker_id]
         if mine:
+            states = ", ".join(f"{s.pid} {s.state or '-'}{'' if s.gone else ' (still exiting)'}" for s in mine)
             logger.warning(
-                "supervisor ended the database sessions of a worker declared dead, releasing their locks",
+                "supervisor %s ended the database sessions of worker %s, declared dead, releasing their locks: %s",
+                supervisor,
+                worker_id,
+                states,
                 extra={
                     "worker": worker_id,
                     "supervisor": supervisor,
