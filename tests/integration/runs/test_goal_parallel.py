@@ -22,7 +22,7 @@ import pytest
 import pytest_asyncio
 
 from finrpa.agents.events import EventType
-from finrpa.agents.plan import TaskStatus
+from finrpa.agents.plan import SubTaskStatus, TaskStatus
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager
@@ -69,6 +69,9 @@ def export(name: str, after: str = "") -> dict[str, Any]:
 MERGE = {"step_id": "merge", "goal": "合并三个账户的流水", "skill": "CsvMergeSkill",
          "params": {"inputs": [f"stmt-{name}.csv" for name in ACCOUNTS], "output_path": "statements.csv"},
          "depends_on": [f"export_{name}" for name in ACCOUNTS]}  # fmt: skip
+ELSEWHERE = {"step_id": "elsewhere", "goal": "把流水发到外部网站", "actions": ["navigate"], "depends_on": ["login"],
+             "inputs": {"elsewhere": "http://files.example.test/upload"}, "failure_strategy": "SKIP", "max_retries": 0,
+             "completion": {"kind": "url_contains", "value": "example.test"}}  # fmt: skip
 PLAN = {"steps": [LOGIN, *(query(name) for name in ACCOUNTS), *(export(name) for name in ACCOUNTS), MERGE]}
 
 
@@ -143,7 +146,7 @@ def planner(first: dict[str, Any], replan: dict[str, Any] | None = None) -> Scri
             return replan
         return first
 
-    return ScriptedOperator({}, plan=plan)
+    return ScriptedOperator({"把流水发到外部网站": lambda seen: seen.act("navigate", value="{{elsewhere}}")}, plan=plan)
 
 
 def step_ids(events: Sequence[RunEvent], kind: str) -> dict[str, str]:
@@ -174,7 +177,8 @@ async def test_independent_branches_of_a_goal_plan_run_at_once_in_their_own_brow
     harness: Harness, sandbox: SandboxServer, llm_server: ScriptedLLMServer
 ) -> None:
     configure(sandbox, layout="v1", error_rate=0.0)
-    llm_server.set_handler(planner(PLAN))
+    steps = PLAN["steps"]
+    llm_server.set_handler(planner({"steps": [*steps[:4], ELSEWHERE, *steps[4:]]}))
     run_id = await harness.create(sandbox)
     final = await harness.runner.execute(run_id, harness.org_id)
 
@@ -200,6 +204,21 @@ async def test_independent_branches_of_a_goal_plan_run_at_once_in_their_own_brow
     assert intervals[1][0] < intervals[0][1], "the branches ran at the same time, not one after another"
     check_merged(harness.folder(run_id))
     assert all(DEMO_PASSWORD not in request.text for request in llm_server.requests), "no secret reached the LLM"
+
+    # The fourth branch is the LLM loop in a lane of its own, under the same gate: leaving the portal is refused.
+    [elsewhere] = [subtask_id for subtask_id, step in names.items() if step == "elsewhere"]
+    assert lanes["elsewhere"] not in {lanes[f"query_{name}"] for name in ACCOUNTS}
+    assert final.plan.subtask(elsewhere).status is SubTaskStatus.SKIPPED
+    assert any(e.type == EventType.LLM_CALL and e.payload.get("subtask_id") == elsewhere for e in events)
+    [refusal] = [
+        e.payload
+        for e in events
+        if e.type == EventType.POLICY_DECISION
+        and e.payload.get("kind") == "capability_check"
+        and e.payload["subtask_id"] == elsewhere
+    ]
+    assert refusal["host"] == "files.example.test" and refusal["reason_codes"] == ["capability_denied"]
+    assert not [e for e in events if e.type == EventType.ACTION and "example.test" in str(e.payload)]
 
 
 async def test_a_failed_branch_replans_and_the_other_branches_continue_on_their_own_pages(
