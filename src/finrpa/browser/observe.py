@@ -15,6 +15,7 @@ from playwright.async_api import Error as PlaywrightError
 from finrpa.browser.dom_clean import dom_hash
 from finrpa.browser.frames import FrameNode, frame_tree, is_cross_origin, locate_offsets
 from finrpa.browser.runtime import Tab
+from finrpa.browser.screenshots import masks_removed
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import (
     DialogInfo,
@@ -61,6 +62,7 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
         return _dialog_only(tab, started)
     with contextlib.suppress(PlaywrightError):  # a page still loading is observed once its DOM is parsed
         await tab.page.wait_for_load_state("domcontentloaded", timeout=options.load_timeout_s * 1000)
+    await masks_removed(tab)  # the last screenshot's masks are no part of the page
     nodes = frame_tree(tab.page)
     opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars,
             "withHtml": options.dom_digest}
@@ -88,6 +90,7 @@ async def read_table_page(
     both read in the same call in each frame (the frame's page cannot change in between)."""
     options = options or ObserveOptions()
     started = time.perf_counter()
+    await masks_removed(tab)
     nodes = frame_tree(tab.page)
     opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": False,
             "roles": roles}

@@ -166,6 +166,7 @@ class Tab:
         self.main_navigations = 0
         self.dialog_count = 0
         self.cdp: CDPSession | None = None  # for fast screenshots, opened on first use
+        self.clearing: asyncio.Future[object] | None = None  # the last capture's masks coming down
 
 
 class RunBrowser:
@@ -409,6 +410,9 @@ class RunBrowser:
         self._closed = True
         for task in list(self._tasks):
             task.cancel()
+        for tab in self.tabs.values():
+            if tab.clearing is not None and not tab.clearing.done():
+                tab.clearing.cancel()
         if self._owns_context:
             with contextlib.suppress(PlaywrightError):
                 await self.context.close()

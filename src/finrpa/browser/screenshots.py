@@ -6,9 +6,12 @@ whose contents cannot be inspected is covered whole. The PNG is taken with the b
 are removed right after, so the unmasked pixels never reach the PNG. Captures use Chromium's fast PNG
 encoder (larger files, several times quicker than the default).
 
-The main frame reports its change counters as the masks go up and as they come down; when the two agree
-the capture carries that page state (:attr:`Capture.state`), so a later action can tell whether the page
-is provably still the one in the picture and reuse it as its before-shot.
+The main frame reports its change counters as the masks go up; the capture carries that page state
+(:attr:`Capture.state`). The counters only grow (changes, scroll events, navigations), so a later reading
+equal to it proves the page did not change from the moment the masks went up, through the capture, until
+then: a later action can tell whether the page is provably still the one in the picture and reuse it as its
+before-shot. Removing the masks is therefore not waited for; the next capture of the tab waits for it before
+it paints its own masks (a late removal must never take the new masks down).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ _MASK_FRAME = "(el, colour) => window.__finrpa_pm.maskElement(el, colour)"
 @dataclass(frozen=True)
 class Capture:
     shot: Screenshot
-    state: dict[str, Any] | None  # the main frame's counters, when unchanged throughout the capture
+    state: dict[str, Any] | None  # the main frame's counters as the masks went up (None: not readable)
 
 
 async def _mask(node: FrameNode, text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
@@ -78,28 +81,27 @@ async def capture(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int =
 
 
 async def capture_with_state(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int = 10_000) -> Capture:
-    """:func:`capture`, also returning the main frame's counters when the document provably did not change
-    while the PNG was taken (same readings when the masks went up and when they came down)."""
+    """:func:`capture`, also returning the main frame's counters as the masks went up (see the module)."""
+    await masks_removed(tab)
     nodes = frame_tree(tab.page)
     regions = -1  # unknown until painted: clear everywhere on failure
     painted: dict[str, Any] | None = None
-    cleared: list[dict[str, Any] | None] = []
     try:
         regions, painted = await _paint_masks(tab, nodes, mask_text_numbers)
         png = await asyncio.wait_for(_png(tab), timeout_ms / 1000)
     except (PlaywrightError, TimeoutError) as exc:
         raise ActionTimeoutError(f"The screenshot of tab {tab.tab_id} could not be taken ({exc}).") from exc
     finally:
-        # The main frame is always cleared: its answer says whether the page changed during the capture.
-        cleared = list(await asyncio.gather(*(_clear(node) for node in nodes if regions != 0 or node.parent is None)))
-    main_after = cleared[0] if cleared else None
-    stable = painted is not None and main_after is not None and _same_state(painted, main_after)
-    return Capture(Screenshot.of(png, regions), painted if stable else None)
+        if regions != 0:
+            tab.clearing = asyncio.ensure_future(asyncio.gather(*(_clear(node) for node in nodes)))
+    return Capture(Screenshot.of(png, regions), painted)
 
 
-def _same_state(before: dict[str, Any], after: dict[str, Any]) -> bool:
-    keys = ("doc", "nav", "changes", "url", "scroll", "scrolls")
-    return all(before.get(key) == after.get(key) for key in keys)
+async def masks_removed(tab: Tab) -> None:
+    """Return once the masks of the tab's last capture are down (usually long since)."""
+    clearing, tab.clearing = tab.clearing, None
+    if clearing is not None:
+        await clearing
 
 
 async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
