@@ -197,8 +197,16 @@ class PageOps:
         )
 
     async def read_value(self, label: str) -> str | None:
-        """The value shown next to ``label`` on a result page (a key/value table row or "label: value")."""
-        snapshot = await self.observe()
+        """The value shown next to ``label`` on a result page (a key/value table row or "label: value"). The last
+        snapshot is read first while it still describes the page (a submit's result page was just observed); a
+        fresh one when that shows no such value."""
+        if self._last is not None:
+            value = await self._read_value_on(self._last, label)
+            if value is not None:
+                return value
+        return await self._read_value_on(await self.observe(), label)
+
+    async def _read_value_on(self, snapshot: PageSnapshot, label: str) -> str | None:
         wanted = {normalise(variant) for variant in synonyms_of(label)}
         for table in snapshot.tables:
             extracted = await self.controller.execute(
