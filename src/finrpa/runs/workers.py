@@ -164,6 +164,11 @@ async def _supervisor_lock(session: AsyncSession) -> bool:
     return True
 
 
+async def _alive(session: AsyncSession, worker_id: str) -> bool:
+    worker = await session.get(Worker, worker_id)
+    return worker is not None and worker.status == "alive"
+
+
 async def find_silent(session: AsyncSession, dead_after_s: float, now: datetime, *, supervisor: str = "") -> list[str]:
     """Alive workers silent for ``dead_after_s`` (read without locking their rows: a paused worker may hold one)."""
     cutoff = now - timedelta(seconds=dead_after_s)
@@ -173,14 +178,19 @@ async def find_silent(session: AsyncSession, dead_after_s: float, now: datetime,
 
 async def end_sessions(terminator: SessionTerminator, worker_ids: Sequence[str], supervisor: str) -> None:
     """End the silent workers' database sessions, recorded in the log as the supervisor's act. A failure is logged
-    and does not stop the handover: the backstops (idle-in-transaction timeout, lock_timeout) still hold."""
+    and does not stop the handover: the backstops (idle-in-transaction timeout, lock_timeout) still hold. A worker
+    that beats again in the moment between is not declared dead after all; it loses its open transactions (they
+    fail like any database error and are tried again) and carries on."""
     try:
         ended = await terminator.terminate(worker_ids)
     except DBAPIError as exc:
-        reason = str(exc.orig or exc).splitlines()[0]
+        reason = _first_line(exc)
         logger.error(
-            "could not end the database sessions of workers declared dead; their locks go only with the "
+            "supervisor %s could not end the database sessions of workers %s (%s); their locks go only with the "
             "server's timeouts",
+            supervisor,
+            ", ".join(worker_ids),
+            reason,
             extra={"workers": list(worker_ids), "supervisor": supervisor, "reason": reason},
         )
         return
@@ -214,6 +224,8 @@ async def supervise_once(
     async with unit_of_work(sessions) as session:
         if not await _supervisor_lock(session):
             return []
+        if supervisor and not await _alive(session, supervisor):
+            return []  # paused long enough to be declared dead itself: it is about to stop, not to judge others
         if terminator is not None:
             silent = await find_silent(session, dead_after_s, utcnow(), supervisor=supervisor)
             if silent:
@@ -232,12 +244,15 @@ async def run_heartbeats(
     sessions: async_sessionmaker[AsyncSession], worker_id: str, stop: asyncio.Event, interval_s: float
 ) -> None:
     """Beat until stopped. A worker that finds itself declared dead (it was paused or cut off for longer than
-    ``dead_after``) stops: its runs now belong to other workers, and its fencing token no longer lets it act."""
+    ``dead_after``) stops: its runs now belong to other workers, and its fencing token no longer lets it act.
+    A beat that fails on the database (a lock wait that timed out; a session the supervisor ended while this
+    worker was paused) is tried again at the next interval, on a new session: it must not end the beating, or a
+    worker declared dead would never learn it and stop."""
     while not stop.is_set():
         try:
             alive = await beat(sessions, worker_id)
-        except LockTimeoutError:  # its own row is locked (by the supervisor declaring it dead?): ask again
-            logger.warning("a heartbeat waited too long for a lock; trying again", extra={"worker": worker_id})
+        except (LockTimeoutError, DBAPIError) as exc:
+            logger.warning("heartbeat of worker %s failed (%s); trying again", worker_id, _first_line(exc))
             alive = True
         if not alive:
             logger.error("this worker was declared dead and its runs were moved; it stops", extra={"worker": worker_id})
@@ -261,9 +276,14 @@ async def run_supervisor(
     while not stop.is_set():
         try:
             await supervise_once(sessions, recover, dead_after_s, worker_id, terminator)
-        except LockTimeoutError:  # a worker's row stayed locked; the next round finds it again
-            logger.warning("supervision waited too long for a lock; it tries again next round")
+        except (LockTimeoutError, DBAPIError) as exc:  # the next round finds the same workers again
+            logger.warning("supervision by %s failed (%s); it tries again next round", worker_id, _first_line(exc))
         try:
             await asyncio.wait_for(stop.wait(), interval_s)
         except TimeoutError:
             continue
+
+
+def _first_line(exc: Exception) -> str:
+    message = str(getattr(exc, "orig", None) or exc)
+    return next((line for line in message.splitlines() if line.strip()), type(exc).__name__)

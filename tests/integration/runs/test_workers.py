@@ -189,3 +189,44 @@ async def test_the_run_path_tries_a_lock_timeout_again_until_the_lock_is_free(
         assert attempts >= 2, "the first attempts timed out while the lock was held"
     finally:
         await impatient.dispose()
+
+
+async def test_a_supervisor_that_was_itself_declared_dead_judges_nobody(app: App) -> None:
+    """A worker resumed after a long pause may run a supervision round before its heartbeat tells it to stop."""
+    terminator = SessionTerminator(app.settings.resolved_database_url, worker_application_name("paused"))
+    try:
+        async with unit_of_work(app.database.sessions) as session:
+            await session.execute(update(Worker).where(Worker.id == "paused").values(status="dead"))
+        await _silence(app, "live", 60)
+        assert await workers.supervise_once(app.database.sessions, lambda ids: 0, 6.0, "paused", terminator) == []
+        assert await _sessions_named(app.database.engine, worker_application_name("live")) >= 1
+        async with unit_of_work(app.database.sessions) as session:
+            assert (await session.get(Worker, "live")).status == "alive"  # type: ignore[union-attr]
+    finally:
+        await terminator.dispose()
+
+
+async def test_a_worker_whose_session_was_ended_mid_heartbeat_learns_it_is_dead_and_stops(
+    app: App, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = app.settings.resolved_database_url
+    paused = open_tenant_database(url, application_name=worker_application_name("paused"))
+    terminator = SessionTerminator(url, worker_application_name("live"))
+    stop = asyncio.Event()
+    caplog.set_level(logging.WARNING, logger="finrpa.runs.workers")
+    try:
+        async with app.database.engine.connect() as supervisor:
+            transaction = await supervisor.begin()
+            await supervisor.execute(update(Worker).where(Worker.id == "paused").values(status="dead"))
+            beating = asyncio.create_task(workers.run_heartbeats(paused.sessions, "paused", stop, 0.2))
+            await asyncio.sleep(1.0)  # its beat waits on the row the supervisor is changing
+            ended = await terminator.terminate(["paused"])
+            assert any(session.state == "active" for session in ended), "the beat was mid-statement"
+            await transaction.commit()
+        await asyncio.wait_for(beating, 10)  # returns instead of failing on the ended session
+        assert stop.is_set(), "it stops: its runs belong to other workers now"
+        assert any("heartbeat of worker paused failed" in r.getMessage() for r in caplog.records)
+    finally:
+        stop.set()
+        await terminator.dispose()
+        await paused.dispose()
