@@ -4,14 +4,18 @@ accounts are queried and downloaded in three branches, then merged. Headless Chr
 a scripted local LLM, SQLite and PostgreSQL.
 
 The branches start in one commit and overlap in time (read from the recorded action timestamps); the run completes
-with a contiguous event log. A branch that fails and replans leaves the completed branches on their own pages: the
-replanned downloads continue in the browser context of their own account's query. A plan whose dependencies name
-an unknown step or close a cycle is refused by code and, after the corrected plan is refused too, goes to a person.
+with a contiguous event log. A fourth branch, a browser goal, runs the LLM loop in its own lane under the same
+gate. A branch that fails and replans leaves the completed branches on their own pages: the replanned downloads
+continue in the browser context of their own account's query. A plan whose dependencies name an unknown step or
+close a cycle is refused by code and, after the corrected plan is refused too, goes to a person. On durable
+workers, the worker holding the run is killed while the branches run; another one finishes it the same way.
 """
 
 from __future__ import annotations
 
+import asyncio
 import csv
+import os
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -28,9 +32,10 @@ from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager
 from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
 from finrpa.db.engine import unit_of_work
+from finrpa.runs.durable import RunQueueClient
 from finrpa.runs.goal_runs import GoalScope
 from finrpa.runs.lanes import LANE_INPUT, MAIN_LANE
-from finrpa.runs.models import RunEvent
+from finrpa.runs.models import Run, RunEvent
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
@@ -38,9 +43,9 @@ from finrpa.runs.service import GoalRunRequest, create_goal_run
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
-from tests.chaos.harness import check_run
+from tests.chaos.harness import Chaos, WorkerPool, check_run, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
-from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, scripted_llm_settings
+from tests.fixtures.llm_server import TEST_API_KEY, RecordedRequest, ScriptedLLMServer, scripted_llm_settings
 from tests.integration.agents.scripted_operator import PLANNER_MARK, ScriptedOperator
 from tests.integration.runs.conftest import configure
 
@@ -101,19 +106,23 @@ class Harness:
                 return list(await RunRepository(session).events(run_id))
 
     async def create(self, sandbox: SandboxServer) -> str:
-        arguments = {
-            "bank_url": f"{sandbox.base_url}/bank/login",
-            "username": "corp_demo",
-            "password": f"secret://{BANK_PASSWORD_SECRET}",
-            **{f"account_{name}": number for name, number in ACCOUNTS.items()},
-        }
-        request = GoalRunRequest(GOAL, arguments, GoalScope.everything(), dept_id=self.dept_id, created_by="tester")
-        with system_context("test: create a goal run", org_id=self.org_id):
-            async with unit_of_work(self.app.database.sessions) as session:
-                return str((await create_goal_run(session, request)).id)
+        return await create_goal(self.app, self.org_id, self.dept_id, sandbox)
 
     def folder(self, run_id: str) -> Path:
         return Path(self.app.settings.data_dir) / "runs" / run_id
+
+
+async def create_goal(app: App, org_id: str, dept_id: str, sandbox: SandboxServer) -> str:
+    arguments = {
+        "bank_url": f"{sandbox.base_url}/bank/login",
+        "username": "corp_demo",
+        "password": f"secret://{BANK_PASSWORD_SECRET}",
+        **{f"account_{name}": number for name, number in ACCOUNTS.items()},
+    }
+    request = GoalRunRequest(GOAL, arguments, GoalScope.everything(), dept_id=dept_id, created_by="tester")
+    with system_context("test: create a goal run", org_id=org_id):
+        async with unit_of_work(app.database.sessions) as session:
+            return str((await create_goal_run(session, request)).id)
 
 
 @pytest_asyncio.fixture(loop_scope="module", params=backends())
@@ -270,3 +279,81 @@ async def test_a_plan_whose_dependencies_are_no_dag_needs_a_person_with_the_reas
     asked = [r for r in llm_server.requests if PLANNER_MARK in r.system]
     assert len(asked) == 2, "one correction, then a person"
     assert "'export_a' depends on 'merge'" in asked[1].text, "the cycle was sent back for a correction"
+
+
+# -- on durable workers, killed while the branches run ------------------------------------------------------------
+def worker_env(server: ScriptedLLMServer, url: str, data: Path) -> dict[str, str]:
+    settings = scripted_llm_settings(server)
+    llm = {
+        "FINRPA_LLM_PROVIDER": settings.llm_provider,
+        "FINRPA_LLM_BASE_URL": str(settings.llm_base_url),
+        "FINRPA_LLM_API_KEY": TEST_API_KEY,
+        "FINRPA_LLM_MODEL_LIGHT": str(settings.llm_model_light),
+        "FINRPA_LLM_MODEL_STANDARD": str(settings.llm_model_standard),
+        "FINRPA_LLM_MODEL_HEAVY": str(settings.llm_model_heavy),
+        "FINRPA_LLM_TIMEOUT_S": "5",
+        "FINRPA_LLM_BACKOFF_INITIAL_S": "0",
+        "FINRPA_LLM_BACKOFF_MAX_S": "0",
+    }
+    return dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url, **llm)
+
+
+@pytest.mark.parametrize("backend", backends())
+async def test_a_worker_killed_while_goal_branches_run_is_replaced_and_the_run_finishes_the_same_way(
+    backend: str, tmp_path: Path, sandbox: SandboxServer, llm_server: ScriptedLLMServer
+) -> None:
+    configure(sandbox, layout="v1", error_rate=0.0)
+    scripted = planner(PLAN)
+    llm_server.set_handler(scripted)
+    async with fresh_database(backend, tmp_path) as url:
+        data = tmp_path / "var"
+        settings = scripted_llm_settings(llm_server, database_url=url, data_dir=data)
+        async with open_app(settings, auto_migrate=True) as app:
+            demo = await seed_demo_org(app)
+            client = RunQueueClient(settings)
+            # A worker is declared dead after 20 s without a heartbeat: a loaded machine must not stop a live one.
+            pool = WorkerPool(
+                worker_env(llm_server, url, data), prefix="gp", log_dir=tmp_path / "workers", dead_after_s=20.0
+            )
+            chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
+            try:
+                await wait_until_listening(app, pool)
+                run_id = await create_goal(app, demo.org_id, demo.dept_id, sandbox)
+                await client.enqueue(run_id, demo.org_id)
+                run, events = await until_downloads_start(chaos, run_id)
+                assert run.status not in ("COMPLETED", "FAILED"), "the kill must land while the branches run"
+                holder = [e.payload["worker_id"] for e in events if e.type == "claimed"][-1]
+                pool.kill(holder)
+                status = await chaos.wait_final(run_id, timeout_s=240)
+                _, events, _ = await chaos.read(run_id)
+            finally:
+                pool.stop()
+                client.close()
+    check_run(status, events)
+    claims = [e.payload["worker_id"] for e in events if e.type == "claimed"]
+    assert claims[-1] != holder, "another worker finished the run"
+    assert scripted.plans_asked == 1, "the committed plan is not asked for again"
+    names = step_ids(events, EventType.PLANNED)
+    queries = [subtask_id for subtask_id, step in names.items() if step.startswith("query_")]
+    started = [e.seq for e in events if e.type == EventType.SUBTASK_STARTED and e.payload["subtask_id"] in queries]
+    assert started == list(range(started[0], started[0] + 3)), "the three branches start in one commit"
+    check_merged(data / "runs" / run_id)
+
+
+async def until_downloads_start(chaos: Chaos, run_id: str, timeout_s: float = 200) -> tuple[Run, list[RunEvent]]:
+    """The run and its events once a download branch has started (or the run ended)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        run, events, _ = await chaos.read(run_id)
+        planned = [e for e in events if e.type == EventType.PLANNED]
+        exports = (
+            {k for k, step in step_ids(events, EventType.PLANNED).items() if step.startswith("export_")}
+            if planned
+            else set()
+        )
+        if run.status in ("COMPLETED", "FAILED") or any(
+            e.type == EventType.SUBTASK_STARTED and e.payload["subtask_id"] in exports for e in events
+        ):
+            return run, events
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"run {run_id} never started its downloads")
