@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -53,7 +54,7 @@ from finrpa.browser.errors import (
     StaleSnapshotError,
     TargetRefusedError,
 )
-from finrpa.browser.frames import find_frame
+from finrpa.browser.frames import find_frame, frame_tree
 from finrpa.browser.observe import ObserveOptions, build_snapshot, read_table_page
 from finrpa.browser.operations import (
     OpContext,
@@ -288,11 +289,17 @@ class Controller:
     async def _unchanged_since(
         self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int], now: dict[str, Any] | None = None
     ) -> Screenshot | None:
-        """The previous action's after-shot, marked as shared, when the page provably did not change since: same
-        document, navigation, DOM change count, URL and scroll positions as when that PNG was taken, in a tab
-        without child frames (the pixels are the same). Else None: take a new screenshot. ``now``: the main
-        frame's counters read just before (by a read-only action), else they are read here."""
-        key = _shot_key(tab, now if now is not None else await counters_of(tab.page.main_frame))
+        """The previous action's after-shot, marked as shared, when the page provably did not change since: the
+        same frames, each with the same document, navigation, DOM change count, URL and scroll positions as when
+        that PNG was taken (the pixels are the same). Else None: take a new screenshot. ``now``: the main frame's
+        counters read just before by a read-only action, used when the tab has no child frames."""
+        nodes = frame_tree(tab.page)
+        if now is not None and len(nodes) == 1:
+            states: dict[str, dict[str, Any] | None] = {"main": now}
+        else:
+            readings = await asyncio.gather(*(counters_of(node.frame) for node in nodes))
+            states = {node.path: reading for node, reading in zip(nodes, readings, strict=True)}
+        key = _shot_key(tab, states)
         return last[1].model_copy(update={"shared_from": last[2]}) if key is not None and key == last[0] else None
 
     async def _take_after(self, step: _Step) -> None:
@@ -472,12 +479,17 @@ class Controller:
         ))
 
 
-def _shot_key(tab: Tab, counters: dict[str, Any] | None) -> tuple[object, ...] | None:
-    """Identity of what a single-frame tab shows, for reusing a screenshot; None when unknown."""
-    if not counters or len(tab.page.frames) != 1:
+def _shot_key(tab: Tab, states: Mapping[str, dict[str, Any] | None] | None) -> tuple[object, ...] | None:
+    """Identity of what a tab shows (every frame's state, by path), for reusing a screenshot; None when unknown."""
+    if not states or any(not counters for counters in states.values()):
         return None
-    return (tab.tab_id, counters.get("url"), counters.get("doc"), counters.get("nav"), counters.get("changes"),
-            tuple(counters.get("scroll") or ()), counters.get("scrolls"))
+    frames = tuple(
+        (path, c.get("url"), c.get("doc"), c.get("nav"), c.get("changes"), tuple(c.get("scroll") or ()),
+         c.get("scrolls"))
+        for path, c in sorted(states.items())
+        if c is not None
+    )
+    return (tab.tab_id, frames)
 
 
 def _target_of(snapshot: PageSnapshot, ref: str) -> Target:

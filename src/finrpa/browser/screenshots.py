@@ -6,12 +6,12 @@ whose contents cannot be inspected is covered whole. The PNG is taken with the b
 are removed right after, so the unmasked pixels never reach the PNG. Captures use Chromium's fast PNG
 encoder (larger files, several times quicker than the default).
 
-The main frame reports its change counters as the masks go up; the capture carries that page state
-(:attr:`Capture.state`). The counters only grow (changes, scroll events, navigations), so a later reading
-equal to it proves the page did not change from the moment the masks went up, through the capture, until
-then: a later action can tell whether the page is provably still the one in the picture and reuse it as its
-before-shot. Removing the masks is therefore not waited for; the next capture of the tab waits for it before
-it paints its own masks (a late removal must never take the new masks down).
+Every frame reports its change counters as the masks go up; the capture carries that page state
+(:attr:`Capture.state`, by frame path). The counters only grow (changes, scroll events, navigations), so a
+later reading of the same frames equal to it proves the page did not change from the moment the masks went
+up, through the capture, until then: a later action can tell whether the page is provably still the one in
+the picture and reuse it as its before-shot. Removing the masks is therefore not waited for; the next capture
+of the tab waits for it before it paints its own masks (a late removal must never take the new masks down).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _MASK_FRAME = "(el, colour) => window.__finrpa_pm.maskElement(el, colour)"
 @dataclass(frozen=True)
 class Capture:
     shot: Screenshot
-    state: dict[str, Any] | None  # the main frame's counters as the masks went up (None: not readable)
+    state: dict[str, dict[str, Any]] | None  # each frame's counters as the masks went up (None: one not readable)
 
 
 async def _mask(node: FrameNode, text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
@@ -81,11 +81,11 @@ async def capture(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int =
 
 
 async def capture_with_state(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int = 10_000) -> Capture:
-    """:func:`capture`, also returning the main frame's counters as the masks went up (see the module)."""
+    """:func:`capture`, also returning each frame's counters as the masks went up (see the module)."""
     await masks_removed(tab)
     nodes = frame_tree(tab.page)
     regions = -1  # unknown until painted: clear everywhere on failure
-    painted: dict[str, Any] | None = None
+    painted: dict[str, dict[str, Any]] | None = None
     try:
         regions, painted = await _paint_masks(tab, nodes, mask_text_numbers)
         png = await asyncio.wait_for(_png(tab), timeout_ms / 1000)
@@ -104,13 +104,17 @@ async def masks_removed(tab: Tab) -> None:
         await clearing
 
 
-async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> tuple[int, dict[str, Any] | None]:
+async def _paint_masks(
+    tab: Tab, nodes: list[FrameNode], text_numbers: bool
+) -> tuple[int, dict[str, dict[str, Any]] | None]:
     results = await asyncio.gather(*(_mask(node, text_numbers) for node in nodes))
     regions = 0
-    main: dict[str, Any] | None = None
+    states: dict[str, dict[str, Any]] | None = {}
     for node, (count, counters) in zip(nodes, results, strict=True):
-        if node.parent is None:
-            main = counters
+        if states is not None and counters is not None:
+            states[node.path] = counters
+        else:
+            states = None  # a frame whose state is unknown: the picture is never reused
         if count >= 0:
             regions += count
             continue
@@ -119,4 +123,4 @@ async def _paint_masks(tab: Tab, nodes: list[FrameNode], text_numbers: bool) -> 
                 f"Tab {tab.tab_id} cannot be inspected for sensitive fields, so no screenshot was taken."
             )
         regions += 1
-    return regions, main
+    return regions, states
