@@ -176,9 +176,7 @@ async def read_pages(page: Page, table: str, next_label: str) -> int:
         pages += 1
 
 
-async def run_baseline(
-    browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int
-) -> tuple[float, float]:
+async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> tuple[float, float]:
     spec = FLOWS[flow]
     context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
     page = await context.new_page()
@@ -374,8 +372,10 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 f"{TARGET_SHOTS}x), without {worst_plain:.2f}x ({verdict[worst_plain <= TARGET_PLAIN]} {TARGET_PLAIN}x)"
             )
             cpu_shots_worst, cpu_plain_worst = (max(ratios) for ratios in zip(*cpu_summary, strict=True))
-            print(f"CPU seconds (this process + browsers), worst ratio with screenshots {cpu_shots_worst:.2f}x, "
-                  f"without {cpu_plain_worst:.2f}x")
+            print(
+                f"CPU seconds (this process + browsers), worst ratio with screenshots {cpu_shots_worst:.2f}x, "
+                f"without {cpu_plain_worst:.2f}x"
+            )
             stop.set()
             await approver
             await manager.close()

@@ -163,8 +163,21 @@ class Extract(_Action):
 
 
 Action = Annotated[
-    Navigate | Click | Fill | Select | Check | Uncheck | Press | Upload | WaitFor | Scroll | SwitchTab
-    | AcceptDialog | DismissDialog | Download | Extract,
+    Navigate
+    | Click
+    | Fill
+    | Select
+    | Check
+    | Uncheck
+    | Press
+    | Upload
+    | WaitFor
+    | Scroll
+    | SwitchTab
+    | AcceptDialog
+    | DismissDialog
+    | Download
+    | Extract,
     Field(discriminator="kind"),
 ]
 WRITE_KINDS = frozenset({"click", "fill", "select", "check", "uncheck", "press", "upload", "download"})

@@ -217,16 +217,17 @@ class Controller:
         return await self.execute(Navigate(url=url, **options))
 
     async def click(self, snapshot: PageSnapshot, ref: str, **options: Any) -> ActionResult:
-        return await self.execute(Click(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
-                                        **options))
+        return await self.execute(Click(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref), **options))
 
     async def fill(self, snapshot: PageSnapshot, ref: str, value: str | SecretText, **options: Any) -> ActionResult:
-        return await self.execute(Fill(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
-                                       value=value, **options))
+        return await self.execute(
+            Fill(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref), value=value, **options)
+        )
 
     async def select(self, snapshot: PageSnapshot, ref: str, option: str, **options: Any) -> ActionResult:
-        return await self.execute(Select(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref),
-                                         option=option, **options))
+        return await self.execute(
+            Select(snapshot_id=snapshot.snapshot_id, target=_target_of(snapshot, ref), option=option, **options)
+        )
 
     # -- executing ---------------------------------------------------------------------------------------------
     async def execute(self, action: Action) -> ActionResult:
@@ -235,9 +236,15 @@ class Controller:
         tab = await self._tab(action.tab_id or (seen.snapshot.tab_id if seen else None))
         step = _Step(next(self._indexes), action, tab, tab.page.url, datetime.now(UTC), time.perf_counter())
         if self.recorder is not None:
-            await self.recorder.intent(ActionIntent(run_id=self.run.config.run_id, action_index=step.index,
-                                                    kind=action.kind, action=redact_action(action),
-                                                    at=step.started_at))
+            await self.recorder.intent(
+                ActionIntent(
+                    run_id=self.run.config.run_id,
+                    action_index=step.index,
+                    kind=action.kind,
+                    action=redact_action(action),
+                    at=step.started_at,
+                )
+            )
         try:
             result = await asyncio.wait_for(self._run(step, seen), action.timeout_ms / 1000 + _GRACE_S)
         except TimeoutError as exc:
@@ -278,10 +285,18 @@ class Controller:
             if step.after is None:
                 await self._take_after(step)
         return ActionResult(
-            action_index=step.index, kind=action.kind, duration_ms=_ms_since(step.started),
-            url_before=step.url_before, url_after=step.tab.page.url, value=outcome.value,
-            navigated=outcome.navigated, dialog=outcome.dialog, download=outcome.download,
-            table=outcome.table, text=outcome.text, snapshot=outcome.snapshot,
+            action_index=step.index,
+            kind=action.kind,
+            duration_ms=_ms_since(step.started),
+            url_before=step.url_before,
+            url_after=step.tab.page.url,
+            value=outcome.value,
+            navigated=outcome.navigated,
+            dialog=outcome.dialog,
+            download=outcome.download,
+            table=outcome.table,
+            text=outcome.text,
+            snapshot=outcome.snapshot,
             tab_id=self.run.active_tab_id or step.tab.tab_id,
             new_tab_id=outcome.new_tab_id,
         )
@@ -354,9 +369,7 @@ class Controller:
             return None
         seen = self._seen.get(action.snapshot_id)
         if seen is None:
-            raise InvalidActionError(
-                f"Snapshot {action.snapshot_id} is unknown or too old; observe the page again."
-            )
+            raise InvalidActionError(f"Snapshot {action.snapshot_id} is unknown or too old; observe the page again.")
         return seen
 
     async def _prepare(self, step: _Step, seen: _Seen | None) -> ResolvedTarget | None:
@@ -469,14 +482,25 @@ class Controller:
         if error is not None and self.screenshots and step.before is None and step.tab.pending_dialog is None:
             failed = await self._capture_after(step.tab)
             step.before = failed.shot if failed is not None else None
-        await self.recorder.record(ActionRecord(
-            run_id=self.run.config.run_id, action_index=step.index, kind=step.action.kind,
-            action=redact_action(step.action), target=step.target, value_masked=step.value_masked,
-            screenshot_before=step.before, screenshot_after=step.after, url_before=step.url_before,
-            url_after=step.tab.page.url if not step.tab.page.is_closed() else step.url_before,
-            started_at=step.started_at, duration_ms=_ms_since(step.started), outcome=outcome,
-            error_code=error.code if error else None, error_message=error.message if error else None,
-        ))
+        await self.recorder.record(
+            ActionRecord(
+                run_id=self.run.config.run_id,
+                action_index=step.index,
+                kind=step.action.kind,
+                action=redact_action(step.action),
+                target=step.target,
+                value_masked=step.value_masked,
+                screenshot_before=step.before,
+                screenshot_after=step.after,
+                url_before=step.url_before,
+                url_after=step.tab.page.url if not step.tab.page.is_closed() else step.url_before,
+                started_at=step.started_at,
+                duration_ms=_ms_since(step.started),
+                outcome=outcome,
+                error_code=error.code if error else None,
+                error_message=error.message if error else None,
+            )
+        )
 
 
 def _shot_key(tab: Tab, states: Mapping[str, dict[str, Any] | None] | None) -> tuple[object, ...] | None:
@@ -484,8 +508,15 @@ def _shot_key(tab: Tab, states: Mapping[str, dict[str, Any] | None] | None) -> t
     if not states or any(not counters for counters in states.values()):
         return None
     frames = tuple(
-        (path, c.get("url"), c.get("doc"), c.get("nav"), c.get("changes"), tuple(c.get("scroll") or ()),
-         c.get("scrolls"))
+        (
+            path,
+            c.get("url"),
+            c.get("doc"),
+            c.get("nav"),
+            c.get("changes"),
+            tuple(c.get("scroll") or ()),
+            c.get("scrolls"),
+        )
         for path, c in sorted(states.items())
         if c is not None
     )
@@ -522,10 +553,12 @@ def _expected(target: Target, seen: _Seen | None) -> tuple[Fingerprint, ElementI
     return element.fingerprint, element
 
 
-def _summary(ref: str | None, fp: Fingerprint, element: ElementInfo | None,
-             bbox: tuple[int, int, int, int] | None) -> TargetSummary:
-    return TargetSummary(ref=ref, role=fp.role, name=fp.name, fingerprint=fp,
-                         bbox=bbox or (element.bbox if element else None))
+def _summary(
+    ref: str | None, fp: Fingerprint, element: ElementInfo | None, bbox: tuple[int, int, int, int] | None
+) -> TargetSummary:
+    return TargetSummary(
+        ref=ref, role=fp.role, name=fp.name, fingerprint=fp, bbox=bbox or (element.bbox if element else None)
+    )
 
 
 def _frame_state(seen: _Seen, path: str) -> FrameState:

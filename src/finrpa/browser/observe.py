@@ -64,8 +64,7 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
         await tab.page.wait_for_load_state("domcontentloaded", timeout=options.load_timeout_s * 1000)
     await masks_removed(tab)  # the last screenshot's masks are no part of the page
     nodes = frame_tree(tab.page)
-    opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars,
-            "withHtml": options.dom_digest}
+    opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": options.dom_digest}
     results, _ = await asyncio.gather(
         asyncio.gather(*(_observe_frame(node, opts) for node in nodes)), locate_offsets(nodes)
     )
@@ -83,7 +82,10 @@ class TablePage:
 
 
 async def read_table_page(
-    tab: Tab, table: tuple[str | None, list[str] | None], max_rows: int, roles: list[str],
+    tab: Tab,
+    table: tuple[str | None, list[str] | None],
+    max_rows: int,
+    roles: list[str],
     options: ObserveOptions | None = None,
 ) -> TablePage:
     """The rows of the table with this caption and headers and a snapshot limited to the elements of ``roles``,
@@ -92,8 +94,7 @@ async def read_table_page(
     started = time.perf_counter()
     await masks_removed(tab)
     nodes = frame_tree(tab.page)
-    opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": False,
-            "roles": roles}
+    opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": False, "roles": roles}
     call = ("tablePage", table[0], table[1], max_rows)
     raws, _ = await asyncio.gather(
         asyncio.gather(*(_call_frame(node, call, opts) for node in nodes)), locate_offsets(nodes)
@@ -179,13 +180,15 @@ def _add_frame(assembly: _Assembly, result: _FrameResult) -> None:
         assembly.elements.append(_element(raw, ref, node, dx, dy))
     assembly.omitted += int(data.get("total_elements", 0)) - len(data.get("elements", []))
     for raw in data.get("tables", []):
-        assembly.tables.append(
-            TableSummary(table_id=f"t{len(assembly.tables) + 1}", frame_id=node.frame_id, **raw)
-        )
+        assembly.tables.append(TableSummary(table_id=f"t{len(assembly.tables) + 1}", frame_id=node.frame_id, **raw))
     assembly.headings += [Heading(frame_id=node.frame_id, **h) for h in data.get("headings", [])]
     assembly.dialogs += [
-        DialogInfo(kind="modal" if d.get("modal") else "dialog", name=d.get("name", ""),
-                   text=d.get("text", ""), frame_id=node.frame_id)
+        DialogInfo(
+            kind="modal" if d.get("modal") else "dialog",
+            name=d.get("name", ""),
+            text=d.get("text", ""),
+            frame_id=node.frame_id,
+        )
         for d in data.get("dialogs", [])
     ]
     assembly.texts.append(str(data.get("text", "")))

@@ -93,8 +93,9 @@ def playwright_failure(exc: PlaywrightError, ctx: OpContext, doing: str) -> Brow
     fp = ctx.target.fingerprint if ctx.target else None
     what = f'{fp.role} "{fp.name}"' if fp else "the page"
     if isinstance(exc, PlaywrightTimeoutError) and "not editable" in exc.message:
-        return TargetRefusedError(f"{what} is read-only; the portal sets it (a picker or another field).",
-                                  reason="disabled")
+        return TargetRefusedError(
+            f"{what} is read-only; the portal sets it (a picker or another field).", reason="disabled"
+        )
     if isinstance(exc, PlaywrightTimeoutError):
         return ActionTimeoutError(f"{doing} {what} did not finish in {ctx.timeout_s:.0f} s; observe the page again.")
     if "not attached" in text or "detached" in text:
@@ -177,8 +178,9 @@ async def _fill_from_calendar(ctx: OpContext, action: Fill, day: date) -> OpResu
             f'The date field "{target.fingerprint.name}" reads back {state["value"]!r} after choosing {day} in '
             "its calendar; the picker did not take it."
         )
-    return OpResult(value=state["value"], value_masked=mask_value(action.value, sensitive=False),
-                    counters=state["counters"])
+    return OpResult(
+        value=state["value"], value_masked=mask_value(action.value, sensitive=False), counters=state["counters"]
+    )
 
 
 class _InPlaceCalendar:
@@ -350,9 +352,7 @@ async def _settle_click(ctx: OpContext, task: asyncio.Future[None], doing: str) 
         raise exc
 
 
-async def _verify_effect(
-    ctx: OpContext, base: Baseline, expect: Expectation | None, doing: str, name: str
-) -> OpResult:
+async def _verify_effect(ctx: OpContext, base: Baseline, expect: Expectation | None, doing: str, name: str) -> OpResult:
     if expect is not None and not expect.is_empty():
         missing = await wait_for_expectation(ctx.run, ctx.tab, expect, base, ctx.timeout_s)
         if missing:
@@ -383,16 +383,21 @@ def _effect_result(ctx: OpContext, base: Baseline, counters: dict[str, Any] | No
     tab = ctx.tab
     dialog = None
     if tab.pending_dialog is not None:
-        dialog = DialogInfo(kind=_dialog_kind(tab.pending_dialog.type), text=tab.pending_dialog.message[:500],
-                            native=True)
+        dialog = DialogInfo(
+            kind=_dialog_kind(tab.pending_dialog.type), text=tab.pending_dialog.message[:500], native=True
+        )
     elif tab.dialog_count > base.dialogs and tab.last_dialog is not None:
         dialog = DialogInfo(kind=_dialog_kind(tab.last_dialog[0]), text=tab.last_dialog[1], native=True)
-    new_tabs = list(ctx.run.tabs)[base.tabs:]
+    new_tabs = list(ctx.run.tabs)[base.tabs :]
     navigated = tab.main_navigations > base.main_navigations or (
         counters is not None and counters.get("doc") != base.counters.get("doc")
     )
-    return OpResult(navigated=navigated, dialog=dialog, new_tab_id=new_tabs[-1] if new_tabs else None,
-                    counters=None if navigated else counters)
+    return OpResult(
+        navigated=navigated,
+        dialog=dialog,
+        new_tab_id=new_tabs[-1] if new_tabs else None,
+        counters=None if navigated else counters,
+    )
 
 
 def _dialog_kind(kind: str) -> Any:
@@ -416,8 +421,9 @@ async def do_download(ctx: OpContext, action: Download) -> OpResult:
             await asyncio.wait_for(ctx.tab.activity.wait(), timeout=min(remaining, 0.5))
     future = ctx.tab.downloads[before]
     saved = await asyncio.wait_for(asyncio.shield(future), timeout=max(1.0, deadline - time.monotonic()))
-    return OpResult(download=saved, value=saved.filename, value_masked=saved.filename,
-                    counters=await counters_of(target.frame))
+    return OpResult(
+        download=saved, value=saved.filename, value_masked=saved.filename, counters=await counters_of(target.frame)
+    )
 
 
 # -- page-level actions ---------------------------------------------------------------------------------
@@ -427,8 +433,15 @@ def check_url(run: RunBrowser, url: str) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidActionError(f"{url[:200]!r} is not an http(s) URL with a host; give a full portal URL.")
     if not run.allowlist.allows_url(url):
-        run.emit(EgressBlocked(run_id=run.config.run_id, url=url.split("?", 1)[0][:300],
-                               host=parts.hostname, resource_type="document", navigation=True))
+        run.emit(
+            EgressBlocked(
+                run_id=run.config.run_id,
+                url=url.split("?", 1)[0][:300],
+                host=parts.hostname,
+                resource_type="document",
+                navigation=True,
+            )
+        )
         raise EgressDeniedError(
             f"{parts.hostname} is outside this run's allowed hosts ({', '.join(run.allowlist.hosts())}); "
             "add it to the template's portal URLs if the run really needs it."
@@ -466,8 +479,13 @@ async def do_dialog(ctx: OpContext, action: AcceptDialog | None) -> OpResult:
     return OpResult(dialog=info, value="accepted" if action is not None else "dismissed")
 
 
-async def do_extract_table(ctx: OpContext, snapshot: PageSnapshot | None, table_id: str | None,
-                           max_rows: int, named: tuple[str | None, list[str] | None] = (None, None)) -> OpResult:
+async def do_extract_table(
+    ctx: OpContext,
+    snapshot: PageSnapshot | None,
+    table_id: str | None,
+    max_rows: int,
+    named: tuple[str | None, list[str] | None] = (None, None),
+) -> OpResult:
     """Read a table of ``snapshot`` (``table_id``, else its first), or without one the table with the caption and
     headers ``named`` (else the first) in the main frame."""
     frame = ctx.tab.page.main_frame

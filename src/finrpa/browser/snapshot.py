@@ -129,8 +129,4 @@ class PageSnapshot(BaseModel):
 
     def find(self, *, name: str, role: str | None = None) -> list[ElementInfo]:
         """Elements whose accessible name (or label) equals ``name``, optionally of one role."""
-        return [
-            e
-            for e in self.elements
-            if (e.name == name or e.label == name) and (role is None or e.role == role)
-        ]
+        return [e for e in self.elements if (e.name == name or e.label == name) and (role is None or e.role == role)]

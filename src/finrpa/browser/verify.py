@@ -58,9 +58,9 @@ def _events_changed(run: RunBrowser, tab: Tab, base: Baseline) -> bool:
 async def _pause(tab: Tab, frame: Frame, since: int, seconds: float) -> None:
     """Return on the next DOM change in ``frame``, tab activity, or after ``seconds``."""
     ms = max(1, int(seconds * 1000))
-    change = asyncio.ensure_future(frame.evaluate(
-        "([s, ms]) => window.__finrpa_pm ? window.__finrpa_pm.nextChange(s, ms) : null", [since, ms]
-    ))
+    change = asyncio.ensure_future(
+        frame.evaluate("([s, ms]) => window.__finrpa_pm ? window.__finrpa_pm.nextChange(s, ms) : null", [since, ms])
+    )
     activity = asyncio.ensure_future(tab.activity.wait())
     _done, pending = await asyncio.wait({change, activity}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
     for task in pending:
@@ -91,9 +91,7 @@ async def wait_for_change(
         await _pause(tab, base.frame, int(counters["changes"]), min(remaining, _MAX_PAUSE_S))
 
 
-async def wait_for_frames_change(
-    tab: Tab, seen: dict[str, tuple[str, int] | None], timeout_s: float
-) -> bool:
+async def wait_for_frames_change(tab: Tab, seen: dict[str, tuple[str, int] | None], timeout_s: float) -> bool:
     """Wait until the tab shows something other than what ``seen`` read (frame path → document token and change
     count, None for a frame that could not be read): a DOM change or another document in one of those frames, a
     frame added or gone, or tab activity (a dialog, download, popup or main-frame navigation). True on a change,
