@@ -28,10 +28,14 @@ attributes changed, in the main frame or the target's frame; style/class-only ch
 re-resolution catches what they do to the target). An action with a ``Target(fingerprint=...)`` and no
 ``snapshot_id`` (an action-cache replay) skips the staleness check but not the re-resolution.
 
-More: ``Controller.read(target)`` reads a field without acting; ``Controller.accept_own_changes(snap)``
-keeps a snapshot usable after a helper's own verified popup work; ``widgets.pick_date`` /
-``widgets.choose_option`` drive custom date pickers and dropdowns; ``dom_clean.clean_dom`` /
-``dom_hash`` give the action cache a page signature; ``downloads.sniff_media_type`` types files by bytes.
+More: ``Controller.read(target)`` reads a field without acting; ``Controller.wait_for_page_change(snap, s)``
+waits (without acting) until the page moved on from a snapshot, for polls of content still loading;
+``Extract(what="table", caption=..., headers=..., observe_roles=[...])`` reads a table page's rows and a
+snapshot of its elements of those roles in one call (a paged table's next-page link);
+``Controller.accept_own_changes(snap)`` keeps a snapshot usable after a helper's own verified popup work;
+``widgets.pick_date`` / ``widgets.choose_option`` drive custom date pickers and dropdowns;
+``dom_clean.clean_dom`` / ``dom_hash`` give the action cache a page signature; ``downloads.sniff_media_type``
+types files by bytes.
 """
 
 from finrpa.browser.actions import (
@@ -83,13 +87,61 @@ from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 from finrpa.kit.secret_text import SecretText
 
 __all__ = [
-    "AcceptDialog", "Action", "ActionIntent", "ActionRecord", "ActionRecorder", "ActionResult",
-    "ActionTimeoutError", "BrowserError", "BrowserEvent", "BrowserManager", "BrowserUnavailableError",
-    "Check", "Click", "Controller", "DismissDialog", "Download", "DownloadRejectedError", "DownloadedFile",
-    "EgressAllowlist", "EgressBlocked", "EgressDeniedError", "ElementExpectation", "ElementInfo", "ElementReading",
-    "EventSink", "Expectation", "Extract", "ExtractedTable", "Fill", "Fingerprint", "InvalidActionError",
-    "Navigate", "ObserveOptions", "PageSnapshot", "PostconditionFailedError", "Press", "RefusalReason",
-    "RunBrowser", "RunBrowserConfig", "Screenshot", "Scroll", "SecretText", "Select", "SessionState",
-    "StaleSnapshotError", "SwitchTab", "Tab", "Target", "TargetRefusedError", "TargetSummary", "Uncheck",
-    "Upload", "WaitFor", "clean_dom", "dom_hash", "estimate_tokens", "render_snapshot",
+    "AcceptDialog",
+    "Action",
+    "ActionIntent",
+    "ActionRecord",
+    "ActionRecorder",
+    "ActionResult",
+    "ActionTimeoutError",
+    "BrowserError",
+    "BrowserEvent",
+    "BrowserManager",
+    "BrowserUnavailableError",
+    "Check",
+    "Click",
+    "Controller",
+    "DismissDialog",
+    "Download",
+    "DownloadRejectedError",
+    "DownloadedFile",
+    "EgressAllowlist",
+    "EgressBlocked",
+    "EgressDeniedError",
+    "ElementExpectation",
+    "ElementInfo",
+    "ElementReading",
+    "EventSink",
+    "Expectation",
+    "Extract",
+    "ExtractedTable",
+    "Fill",
+    "Fingerprint",
+    "InvalidActionError",
+    "Navigate",
+    "ObserveOptions",
+    "PageSnapshot",
+    "PostconditionFailedError",
+    "Press",
+    "RefusalReason",
+    "RunBrowser",
+    "RunBrowserConfig",
+    "Screenshot",
+    "Scroll",
+    "SecretText",
+    "Select",
+    "SessionState",
+    "StaleSnapshotError",
+    "SwitchTab",
+    "Tab",
+    "Target",
+    "TargetRefusedError",
+    "TargetSummary",
+    "Uncheck",
+    "Upload",
+    "WaitFor",
+    "clean_dom",
+    "dom_hash",
+    "estimate_tokens",
+    "render_snapshot",
 ]
