@@ -5,7 +5,9 @@ browser action kinds the creator may use. The runner executes it like any other 
 the goal into subtasks (compiled and checked in code), and a ``planned`` event replaces the one-step plan with
 the planning step (done) followed by the planned subtasks, in the same commit as the step's success. Skill
 subtasks then run through the normal executor (effect ledger, approval gate), browser goals through the LLM
-loop; REPLAN goes back to the planner with the completed subtasks and the failure. A planner that gives no
+loop; independent branches of the plan run at the same time, each with its own LLM loop, browser context and
+action gate (:mod:`finrpa.runs.lanes`; lanes are pinned in the plan, so a replan keeps them). REPLAN goes back to
+the planner with the completed subtasks and the failure. A planner that gives no
 usable plan after its retries leaves the run in NEEDS_HUMAN with the raw output and the errors, and a person's
 "retry" plans again. Every LLM call is recorded in ``llm_calls`` with the run, department and tier.
 
