@@ -1,9 +1,10 @@
 """LLMSubtaskExecutor: runs a subtask that has a goal and no skill as a bounded LLM loop (§C5, §C7).
 
-Each step: observe the page with the verified controller → if the completion condition holds (checked in
-code: URL, text, element, table, download) the subtask succeeded → on the first observation of a page, try
-the action cache (every cached action re-resolved by fingerprint and verified on the live page; a failed
-verification evicts the entry, counts a miss with its reason and falls back to the LLM) → otherwise route
+Each step: observe the page with the verified controller (once its frames have loaded) → if the completion
+condition holds (checked in code: URL, text, element, table, download) the subtask succeeded → on the first
+observation of a page, try the action cache (every cached action re-resolved by fingerprint and verified on
+the live page; a failed verification evicts the entry, counts a miss with its reason and falls back to the
+LLM) → otherwise route
 the call by the live page's features (``ModelRouter``) and ask for ONE action naming the snapshot and an
 element ref (the page is fenced as untrusted data, secrets appear only as ``{{secret:name}}``) → validate
 it in code (known ref, fitting element, allowed kind, values only from the inputs) → the optional gate
@@ -95,6 +96,7 @@ class LoopOptions:
     history_lines: int = 12
     kept_raw_outputs: int = 3
     measure_timeout_s: float = 5.0
+    frames_load_timeout_s: float = 10.0  # how long a page's frames may take to load before it is observed anyway
 
 
 class EvidenceDrain(Protocol):
@@ -239,6 +241,7 @@ class _GoalLoop:
         budget = min(self.inputs.max_steps, self.x.options.max_steps_cap)
         snapshot: PageSnapshot | None = None
         for self.step in range(1, budget + 1):
+            await self.frames_loaded()
             snapshot = await self.controller.observe()
             await self.memory.enter(snapshot, self.known_secrets())
             met = await condition_met(
@@ -260,6 +263,21 @@ class _GoalLoop:
             "llm_step_budget_exhausted",
             snapshot,
         )
+
+    async def frames_loaded(self) -> None:
+        """Before observing a page with frames, wait (bounded) for its load event, which waits for every frame.
+
+        The controller observes a page once its own document is parsed, when a frame may still be loading (the
+        sandbox's layout v2 has its statement form in one). Shown the half-loaded page, the LLM decides on a form it
+        cannot see (reopens the page, or gives up on a field), and the action cache keeps that decision under the
+        half-loaded page's key and replays it on every such visit until the step budget is spent. It depends on
+        how fast frames load, so it shows on a busy machine."""
+        run = self.controller.run
+        tab = run.tabs.get(run.active_tab_id) if run.tabs else None
+        if tab is None or tab.pending_dialog is not None or tab.page.is_closed() or len(tab.page.frames) < 2:
+            return
+        with contextlib.suppress(PlaywrightError):  # not loaded in time: observe it as it is
+            await tab.page.wait_for_load_state("load", timeout=self.x.options.frames_load_timeout_s * 1000)
 
     # -- the action cache ---------------------------------------------------------------------------------
     async def replay_cached(self, snapshot: PageSnapshot) -> bool:
