@@ -188,12 +188,15 @@ class Controller:
         DOM change or navigation in any of its frames, a frame added or gone, a dialog, download or new tab) or
         ``timeout_s`` passed; True when it changed. Polling for something not on the page yet (results still
         loading) observes again as soon as the page moves instead of after a fixed pause."""
-        tab = self.run.tab(snapshot.tab_id)
+        try:
+            tab = self.run.tab(snapshot.tab_id)
+        except InvalidActionError:
+            return True  # the tab closed since: that is a change too (observing again says how)
         seen = {f.path: (f.document, f.changes) if f.reachable else None for f in snapshot.frames}
         try:
             return await wait_for_frames_change(tab, seen, timeout_s)
         except PlaywrightError:
-            return True  # the tab closed or crashed meanwhile: that is a change too
+            return True  # the tab closed or crashed meanwhile
 
     async def accept_own_changes(self, snapshot: PageSnapshot) -> None:
         """Declare that the page changed since ``snapshot`` only through this controller's own verified
