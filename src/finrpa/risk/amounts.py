@@ -587,20 +587,8 @@ def _suffixed_candidates(
     distinct = set(shapes)
     invalid = {shape for shape in distinct if _NUMBER_ONLY.fullmatch(shape.replace("d", "0")) is None}
     by_rest = {rest: factor for rest, (factor, _) in factors.items()}
-    common = {by_rest[rest] for rest in set(rests)}
-    factor = next(iter(common)) if len(common) == 1 else None
-    if after is None and not invalid and factor is not None and not _LEADING_ZERO.search("\x00" + joined):
-        length = len(text)
-
-        def locate(number: str) -> tuple[int, int]:
-            # the first of equal amounts in the text: the last in the reversed text, whichever currency form follows
-            reversed_number = number[::-1]
-            position, whole = max(
-                (backwards.rfind(rest + reversed_number), rest + reversed_number) for rest in set(rests)
-            )
-            return length - position - len(whole), length - position
-
-        return _widest_candidates(joined, shapes, distinct, factor, locate)
+    if after is None and not invalid and not _LEADING_ZERO.search("\x00" + joined):
+        return _widest_by_currency(text, backwards, joined, shapes, distinct, rests, by_rest)
     marks = after or ("",) * len(numbers)
     if invalid:  # rare: "1,23 元" is no amount (and "5. 元" none either)
         marks = tuple("x" if shape in invalid else mark for shape, mark in zip(reversed(shapes), marks, strict=True))
@@ -621,6 +609,46 @@ def _suffixed_candidates(
 
 
 _LEADING_ZERO = re.compile(r"\x000[0-9]")  # 0123: its digit count says nothing of its size (literal: fast to skip)
+
+
+def _widest_by_currency(
+    text: str,
+    backwards: str,
+    joined: str,
+    shapes: list[str],
+    distinct: set[str],
+    rests: tuple[str, ...],
+    by_rest: dict[str, float | None],
+) -> list[_Candidate]:
+    """The candidates of :func:`_widest_candidates` for each currency-and-scale factor (a page holds few), pooled:
+    those within the tolerance of the largest. Amounts whose currency has no FX rate are left out."""
+    groups: dict[float, set[str]] = {}
+    for rest in set(rests):
+        factor = by_rest[rest]
+        if factor is not None:
+            groups.setdefault(factor, set()).add(rest)
+    written = joined.split("\x00")
+    backwards_rests = rests[::-1]  # in the order of ``written`` and ``shapes``: last match first
+    length = len(text)
+    candidates: list[_Candidate] = []
+    for factor, group in groups.items():
+
+        def locate(number: str, group: set[str] = group) -> tuple[int, int]:
+            # the first of equal amounts in the text: the last in the reversed text, whichever currency form follows
+            reversed_number = number[::-1]
+            position, whole = max((backwards.rfind(rest + reversed_number), rest + reversed_number) for rest in group)
+            return length - position - len(whole), length - position
+
+        if len(groups) == 1 and len(group) == len(by_rest):
+            candidates += _widest_candidates(written, shapes, distinct, factor, locate)
+        else:
+            mask = list(map(group.__contains__, backwards_rests))
+            in_group = list(compress(shapes, mask))
+            candidates += _widest_candidates(list(compress(written, mask)), in_group, set(in_group), factor, locate)
+    if not candidates:
+        return []
+    floor = max(candidate.value for candidate in candidates) * (1 - _REL_TOLERANCE)
+    return [candidate for candidate in candidates if candidate.value >= floor]
 
 
 def _plain_yuan_candidates(
@@ -651,11 +679,11 @@ def _plain_yuan_candidates(
             position = found.start() + 1
         raise AssertionError(f"{number} {YUAN} was found in the reversed text")  # pragma: no cover
 
-    return _widest_candidates(joined, shapes, distinct, float(rate), locate)
+    return _widest_candidates(joined.split("\x00"), shapes, distinct, float(rate), locate)
 
 
 def _widest_candidates(
-    joined: str,
+    written: list[str],
     shapes: list[str],
     distinct: set[str],
     factor: float,
@@ -666,7 +694,6 @@ def _widest_candidates(
     values. So the largest of each widest shape, found by C-level ``max`` over strings, are the only candidates;
     only they are converted to float, and ``locate`` gives where the first of each is in the text."""
     widest = max(map(_integer_digits, distinct))
-    written = joined.split("\x00")
     tops = [max(compress(written, map(shape.__eq__, shapes))) for shape in distinct if _integer_digits(shape) == widest]
     values = [float(number.replace(",", "")) * factor for number in tops]
     floor = max(values) * (1 - _REL_TOLERANCE)
