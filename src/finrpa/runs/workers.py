@@ -93,10 +93,14 @@ async def beat(sessions: async_sessionmaker[AsyncSession], worker_id: str) -> bo
 
 
 async def mark_stopped(sessions: async_sessionmaker[AsyncSession], worker_id: str) -> None:
-    """After a graceful stop: the supervisor hands whatever the worker left unfinished to live workers."""
+    """After its engine stopped: the supervisor hands whatever the worker left unfinished to live workers.
+
+    Also after it was declared dead: between being declared dead and noticing it, a worker may have taken a run
+    from the queue (one its supervisor had just moved); marked stopped, it is handed over once more, and runs
+    handed over before now belong to other workers, so that moves nothing twice."""
     async with unit_of_work(sessions) as session:
         worker = await session.get(Worker, worker_id)
-        if worker is not None and worker.status == "alive":
+        if worker is not None and worker.status in ("alive", "dead"):
             worker.status = "stopped"
 
 

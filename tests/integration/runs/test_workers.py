@@ -230,3 +230,22 @@ async def test_a_worker_whose_session_was_ended_mid_heartbeat_learns_it_is_dead_
         stop.set()
         await terminator.dispose()
         await paused.dispose()
+
+
+async def test_a_worker_declared_dead_hands_over_what_it_took_meanwhile_when_it_stops(app: App) -> None:
+    """Declared dead while it was still taking runs from the queue, a worker that then stops is handed over again,
+    so a run it took in between is not left pending under a worker nobody recovers."""
+    async with unit_of_work(app.database.sessions) as session:
+        await session.execute(update(Worker).where(Worker.id == "paused").values(status="dead"))
+    recovered: list[list[str]] = []
+
+    def recover(ids: list[str]) -> int:
+        recovered.append(ids)
+        return 0
+
+    assert await workers.supervise_once(app.database.sessions, recover, 6.0, "live") == []  # dead: already moved
+    await workers.mark_stopped(app.database.sessions, "paused")
+    assert await workers.supervise_once(app.database.sessions, recover, 6.0, "live") == ["paused"]
+    assert recovered == [["paused"]]
+    async with unit_of_work(app.database.sessions) as session:
+        assert (await session.get(Worker, "paused")).status == "dead"  # type: ignore[union-attr]
