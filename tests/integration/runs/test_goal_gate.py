@@ -391,7 +391,10 @@ async def test_a_durable_worker_replans_a_goal_run_in_a_recorded_step(
                     user = await IdentityRepository(session).user_by_username(demo.org_id, "operator")
             harness = Harness(app, demo.org_id, demo.dept_id, user.id if user else None, None)  # type: ignore[arg-type]
             client = RunQueueClient(settings)
-            pool = WorkerPool(worker_env(llm_server, url, data), prefix="g", log_dir=tmp_path / "workers")
+            # Failover is not what this test is about: a worker silent for 4 s on a loaded machine is not dead.
+            pool = WorkerPool(
+                worker_env(llm_server, url, data), prefix="g", log_dir=tmp_path / "workers", dead_after_s=20.0
+            )
             stop = asyncio.Event()
             deciders = [asyncio.create_task(approve_when_asked(app, demo.org_id, name, stop))
                         for name in ("approver", "approver2")]  # fmt: skip
