@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from finrpa.risk.categories import Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.evidence import collect_evidence
@@ -10,17 +12,29 @@ from finrpa.risk.rules import decide
 from finrpa.risk.schemas import RiskInput, Stage1Result
 
 
+@lru_cache(maxsize=32)
+def _domain_matchers(key: str, config_json: str) -> DomainMatchers:
+    """Matchers are built once per process for each domain and rule set (tens of milliseconds: every run step
+    makes a detector, and must not pay that)."""
+    config = RiskConfig.model_validate_json(config_json)
+    return DomainMatchers.build(library_entries(key, config), tuple(config.fx_to_cny))
+
+
 class Stage1Detector:
-    """Builds one keyword automaton per domain on first use and assesses actions against the config's rules."""
+    """Uses one set of keyword automata per domain (built on first use in the process) and assesses actions
+    against the config's rules."""
 
     def __init__(self, config: RiskConfig | None = None) -> None:
         self.config = config or RiskConfig()
+        self._config_json: str | None = None
         self._matchers: dict[str, DomainMatchers] = {}
 
     def matchers(self, domain: str) -> DomainMatchers:
         key = domain if domain in BUSINESS_DOMAINS else "*"
         if key not in self._matchers:
-            self._matchers[key] = DomainMatchers.build(library_entries(key, self.config), tuple(self.config.fx_to_cny))
+            if self._config_json is None:
+                self._config_json = self.config.model_dump_json()
+            self._matchers[key] = _domain_matchers(key, self._config_json)
         return self._matchers[key]
 
     def assess(self, action: RiskInput) -> Stage1Result:
