@@ -16,7 +16,10 @@ from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from finrpa.workflows.loader import get_template
+from tests.fixtures.llm_server import llm_server, llm_server_process
 from tests.fixtures.runs import RunHarness
+
+__all__ = ["llm_server", "llm_server_process"]  # fixtures for the goal and LLM-mode run tests
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +45,7 @@ from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from tests.chaos.harness import WorkerPool, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
-from tests.fixtures.llm_server import TEST_API_KEY, RecordedRequest, ScriptedLLMServer, scripted_llm_settings
+from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, llm_worker_env, scripted_llm_settings
 from tests.integration.agents.scripted_operator import ScriptedOperator, SeenPage
 from tests.integration.runs.conftest import configure, sandbox_state
 
@@ -98,19 +97,6 @@ def operator(*steps: dict[str, Any]) -> ScriptedOperator:
         },
         plan=lambda request: plan,
     )
-
-
-@pytest.fixture(scope="module")
-def llm_process() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_server(llm_process: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    llm_process.reset()
-    yield llm_process
-    llm_process.reset()
 
 
 @dataclass
@@ -357,22 +343,6 @@ def replanning_operator() -> ScriptedOperator:
     )
 
 
-def worker_env(server: ScriptedLLMServer, url: str, data: Path) -> dict[str, str]:
-    settings = scripted_llm_settings(server)
-    llm = {
-        "FINRPA_LLM_PROVIDER": settings.llm_provider,
-        "FINRPA_LLM_BASE_URL": str(settings.llm_base_url),
-        "FINRPA_LLM_API_KEY": TEST_API_KEY,
-        "FINRPA_LLM_MODEL_LIGHT": str(settings.llm_model_light),
-        "FINRPA_LLM_MODEL_STANDARD": str(settings.llm_model_standard),
-        "FINRPA_LLM_MODEL_HEAVY": str(settings.llm_model_heavy),
-        "FINRPA_LLM_TIMEOUT_S": "5",
-        "FINRPA_LLM_BACKOFF_INITIAL_S": "0",
-        "FINRPA_LLM_BACKOFF_MAX_S": "0",
-    }
-    return dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url, **llm)
-
-
 @pytest.mark.parametrize("backend", backends())
 async def test_a_durable_worker_replans_a_goal_run_in_a_recorded_step(
     backend: str, tmp_path: Path, sandbox: SandboxServer, llm_server: ScriptedLLMServer
@@ -393,7 +363,7 @@ async def test_a_durable_worker_replans_a_goal_run_in_a_recorded_step(
             client = RunQueueClient(settings)
             # Failover is not what this test is about: a worker silent for 4 s on a loaded machine is not dead.
             pool = WorkerPool(
-                worker_env(llm_server, url, data), prefix="g", log_dir=tmp_path / "workers", dead_after_s=20.0
+                llm_worker_env(llm_server, url, data), prefix="g", log_dir=tmp_path / "workers", dead_after_s=20.0
             )
             stop = asyncio.Event()
             deciders = [asyncio.create_task(approve_when_asked(app, demo.org_id, name, stop))

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import os
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -45,7 +44,7 @@ from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from tests.chaos.harness import Chaos, WorkerPool, check_run, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
-from tests.fixtures.llm_server import TEST_API_KEY, RecordedRequest, ScriptedLLMServer, scripted_llm_settings
+from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, llm_worker_env, scripted_llm_settings
 from tests.integration.agents.scripted_operator import PLANNER_MARK, ScriptedOperator
 from tests.integration.runs.conftest import configure
 
@@ -78,19 +77,6 @@ ELSEWHERE = {"step_id": "elsewhere", "goal": "把流水发到外部网站", "act
              "inputs": {"elsewhere": "http://files.example.test/upload"}, "failure_strategy": "SKIP", "max_retries": 0,
              "completion": {"kind": "url_contains", "value": "example.test"}}  # fmt: skip
 PLAN = {"steps": [LOGIN, *(query(name) for name in ACCOUNTS), *(export(name) for name in ACCOUNTS), MERGE]}
-
-
-@pytest.fixture(scope="module")
-def llm_process() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_server(llm_process: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    llm_process.reset()
-    yield llm_process
-    llm_process.reset()
 
 
 @dataclass
@@ -282,22 +268,6 @@ async def test_a_plan_whose_dependencies_are_no_dag_needs_a_person_with_the_reas
 
 
 # -- on durable workers, killed while the branches run ------------------------------------------------------------
-def worker_env(server: ScriptedLLMServer, url: str, data: Path) -> dict[str, str]:
-    settings = scripted_llm_settings(server)
-    llm = {
-        "FINRPA_LLM_PROVIDER": settings.llm_provider,
-        "FINRPA_LLM_BASE_URL": str(settings.llm_base_url),
-        "FINRPA_LLM_API_KEY": TEST_API_KEY,
-        "FINRPA_LLM_MODEL_LIGHT": str(settings.llm_model_light),
-        "FINRPA_LLM_MODEL_STANDARD": str(settings.llm_model_standard),
-        "FINRPA_LLM_MODEL_HEAVY": str(settings.llm_model_heavy),
-        "FINRPA_LLM_TIMEOUT_S": "5",
-        "FINRPA_LLM_BACKOFF_INITIAL_S": "0",
-        "FINRPA_LLM_BACKOFF_MAX_S": "0",
-    }
-    return dict(os.environ, FINRPA_DATA_DIR=str(data), FINRPA_DATABASE_URL=url, **llm)
-
-
 @pytest.mark.parametrize("backend", backends())
 async def test_a_worker_killed_while_goal_branches_run_is_replaced_and_the_run_finishes_the_same_way(
     backend: str, tmp_path: Path, sandbox: SandboxServer, llm_server: ScriptedLLMServer
@@ -313,7 +283,7 @@ async def test_a_worker_killed_while_goal_branches_run_is_replaced_and_the_run_f
             client = RunQueueClient(settings)
             # A worker is declared dead after 20 s without a heartbeat: a loaded machine must not stop a live one.
             pool = WorkerPool(
-                worker_env(llm_server, url, data), prefix="gp", log_dir=tmp_path / "workers", dead_after_s=20.0
+                llm_worker_env(llm_server, url, data), prefix="gp", log_dir=tmp_path / "workers", dead_after_s=20.0
             )
             chaos = Chaos(app, demo.org_id, demo.dept_id, client, pool, sandbox.base_url)
             try:

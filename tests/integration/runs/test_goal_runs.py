@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -92,19 +92,6 @@ def operator() -> ScriptedOperator:
         },
         plan=plan_reply,
     )
-
-
-@pytest.fixture(scope="module")
-def llm_process() -> Iterator[ScriptedLLMServer]:
-    with ScriptedLLMServer() as server:
-        yield server
-
-
-@pytest.fixture
-def llm_server(llm_process: ScriptedLLMServer) -> Iterator[ScriptedLLMServer]:
-    llm_process.reset()
-    yield llm_process
-    llm_process.reset()
 
 
 @dataclass
