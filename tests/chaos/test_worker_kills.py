@@ -113,7 +113,6 @@ async def test_chaos_trials_over_every_kill_point(chaos: Chaos, index: int, poin
     await _trial(chaos, point, 100 + index)
 
 
-@pytest.mark.slow  # `make chaos`
 async def test_a_paused_worker_that_was_replaced_is_fenced_and_cannot_act(chaos: Chaos) -> None:
     """SIGSTOP the holder mid-payment; the supervisor declares it dead and another worker finishes the run; after
     SIGCONT the paused worker finds itself fenced: it commits nothing, pays nothing, and leaves the pool.
