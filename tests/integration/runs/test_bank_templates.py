@@ -80,6 +80,8 @@ async def test_wrong_password_aborts_after_exactly_one_attempt(harness: RunHarne
     final = await harness.runner.execute(run_id, harness.org_id)
     assert final.status is TaskStatus.ABORTED
     assert "rejected" in (final.last_error or "")
+    assert "用户名或密码错误" in (final.last_error or ""), "the portal's own words say why"
+    assert "not-the-password" not in (final.last_error or "")
     with system_context("test: read events", org_id=harness.org_id):
         async with unit_of_work(harness.app.database.sessions) as session:
             events = await RunRepository(session).events(run_id)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from finrpa.browser import PageSnapshot, SecretText
 from finrpa.skills.base import BaseSkill, ErrorStrategy, SideEffect, SkillError, SkillResult
 from finrpa.skills.context import SkillContext
-from finrpa.skills.portal_state import alert_text, has_password_field, raise_if_transient
+from finrpa.skills.portal_state import alert_text, has_password_field, raise_if_transient, read_portal_reply
 from finrpa.skills.registry import register_skill
 from finrpa.skills.resolve import CLICKABLE, FILLABLE
 
@@ -66,7 +66,10 @@ class LoginSkill(BaseSkill[LoginParams]):
         if await page.present(params.otp_label, FILLABLE) is not None:
             after = await self._second_factor(params, context)
         if has_password_field(after):
-            reason = alert_text(after) or "the portal kept the login form"
+            # Only on this failure path: the portal's own words ("用户名或密码错误，您还可以尝试 4 次。"), with the
+            # password masked should the page echo it.
+            reply = await read_portal_reply(context.browser.active_tab, hide=[password])
+            reason = reply.describe() if reply.alerts else alert_text(after) or "the portal kept the login form"
             raise LoginRejectedError(
                 f"The portal rejected the sign-in for {params.username!r}: {reason}. FinRPA does not retry a "
                 "rejected password (it would lock the account); check the credential in the vault."
