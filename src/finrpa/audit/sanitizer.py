@@ -96,6 +96,8 @@ _CARD_CJK = ("卡号", "账号", "帐号", "账户", "帐户", "卡")
 
 _WORD_SPLIT = re.compile(r"[^0-9A-Za-z\u4e00-\u9fff]+|(?<=[a-z0-9])(?=[A-Z])")
 _FORM_BODY = re.compile(r"^[^\s=&]+=[^\s&]*(?:&[^\s=&]+=[^\s&]*)*$")
+# FinRPA's own identifiers (uuid4 hex, or the dashed form): a digit run inside one is no card or phone number.
+_IDENTIFIER = re.compile(r"(?=[0-9]*[a-f])(?:[0-9a-f]{32}|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12})")
 _LARGEST_PLAIN_INT = 10**11  # integers with 12+ digits are treated like the numbers they probably are
 
 
@@ -195,6 +197,8 @@ class Sanitizer:
 
     def _untyped_text(self, text: str) -> str:
         stripped = text.strip()
+        if _IDENTIFIER.fullmatch(stripped):
+            return text
         if stripped[:1] in ("{", "["):
             try:
                 parsed = json.loads(stripped)

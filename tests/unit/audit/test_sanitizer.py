@@ -225,3 +225,13 @@ def test_profiles_per_role_default_to_the_most_restrictive() -> None:
     assert profile_for_roles(["operator", "viewer"]) is STRICT
     assert profile_for_roles(["unknown-role"]) is STRICT
     assert profile_for_roles(["viewer", "auditor"]) is AUDITOR
+
+
+def test_finrpa_identifiers_are_not_taken_for_numbers_but_digits_alone_still_are() -> None:
+    sanitizer = Sanitizer()
+    policy_id = "32bbe9c5d48742cf881782776685d406"  # a digit run of 12 inside: no card or phone number
+    assert sanitizer.sanitize({"policy_id": policy_id}) == {"policy_id": policy_id}
+    dashed = "32bbe9c5-d487-42cf-8817-82776685d406"
+    assert sanitizer.sanitize({"run": dashed}) == {"run": dashed}
+    assert sanitizer.sanitize({"note": "x" + policy_id})["note"] != "x" + policy_id  # not an identifier: masked
+    assert "13812345678" not in str(sanitizer.sanitize({"note": "13812345678901234567890123456789"}))
