@@ -38,14 +38,14 @@ from finrpa.runs.durable import RunQueueClient
 from finrpa.runs.goal_runs import GoalScope
 from finrpa.runs.models import Effect, RunEvent
 from finrpa.runs.repository import RunRepository
-from finrpa.runs.runner import RunnerOptions, RunRunner
-from finrpa.runs.secrets import vault_secrets
+from finrpa.runs.runner import RunRunner
 from finrpa.runs.service import GoalRunRequest, create_goal_run
 from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 from tests.chaos.harness import WorkerPool, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, llm_worker_env, scripted_llm_settings
+from tests.fixtures.runs import vault_runner
 from tests.integration.agents.scripted_operator import ScriptedOperator, SeenPage
 from tests.integration.runs.conftest import configure, sandbox_state
 
@@ -139,10 +139,7 @@ async def harness(
             with system_context("test: find the operator", org_id=demo.org_id):
                 async with unit_of_work(app.database.sessions) as session:
                     user = await IdentityRepository(session).user_by_username(demo.org_id, "operator")
-            audit = AuditService.from_settings(settings)
-            runner = RunRunner(settings, app.database, audit=audit, manager=manager,
-                               secrets=vault_secrets(app.database.sessions, settings, audit),
-                               options=RunnerOptions(screenshots=False))  # fmt: skip
+            runner = vault_runner(app, settings, manager)
             try:
                 yield Harness(app, demo.org_id, demo.dept_id, user.id if user else None, runner)
             finally:

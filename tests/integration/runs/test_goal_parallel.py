@@ -26,7 +26,6 @@ import pytest_asyncio
 
 from finrpa.agents.events import EventType
 from finrpa.agents.plan import SubTaskStatus, TaskStatus
-from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app
 from finrpa.browser import BrowserManager
 from finrpa.commands.demo import BANK_PASSWORD_SECRET, seed_demo_org
@@ -36,8 +35,7 @@ from finrpa.runs.goal_runs import GoalScope
 from finrpa.runs.lanes import LANE_INPUT, MAIN_LANE
 from finrpa.runs.models import Run, RunEvent
 from finrpa.runs.repository import RunRepository
-from finrpa.runs.runner import RunnerOptions, RunRunner
-from finrpa.runs.secrets import vault_secrets
+from finrpa.runs.runner import RunRunner
 from finrpa.runs.service import GoalRunRequest, create_goal_run
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.server import SandboxServer
@@ -45,6 +43,7 @@ from finrpa.tenancy.context import system_context
 from tests.chaos.harness import Chaos, WorkerPool, check_run, wait_until_listening
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.llm_server import RecordedRequest, ScriptedLLMServer, llm_worker_env, scripted_llm_settings
+from tests.fixtures.runs import vault_runner
 from tests.integration.agents.scripted_operator import PLANNER_MARK, ScriptedOperator
 from tests.integration.runs.conftest import configure
 
@@ -119,15 +118,7 @@ async def harness(
         settings = scripted_llm_settings(llm_server, database_url=url, data_dir=tmp_path / "var")
         async with open_app(settings, auto_migrate=True) as app:
             demo = await seed_demo_org(app)
-            audit = AuditService.from_settings(settings)
-            runner = RunRunner(
-                settings,
-                app.database,
-                audit=audit,
-                manager=manager,
-                secrets=vault_secrets(app.database.sessions, settings, audit),
-                options=RunnerOptions(screenshots=False),
-            )
+            runner = vault_runner(app, settings, manager)
             try:
                 yield Harness(app, demo.org_id, demo.dept_id, runner)
             finally:

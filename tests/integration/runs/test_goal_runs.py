@@ -33,8 +33,7 @@ from finrpa.identity.repository import IdentityRepository
 from finrpa.llm import run_llm_usage, summarize_llm_costs
 from finrpa.runs.goal_runs import GoalScope
 from finrpa.runs.repository import RunRepository
-from finrpa.runs.runner import RunnerOptions, RunRunner
-from finrpa.runs.secrets import vault_secrets
+from finrpa.runs.runner import RunRunner
 from finrpa.runs.service import GoalRunRequest, create_goal_run, load_state, resolve_needs_human
 from finrpa.sandbox.directory import DEMO_PASSWORD
 from finrpa.sandbox.ledger import statement_rows
@@ -44,6 +43,7 @@ from finrpa.tenancy.context import system_context
 from finrpa.vault.service import VaultService
 from tests.fixtures.databases import backends, fresh_database
 from tests.fixtures.llm_server import RecordedRequest, Reply, ScriptedLLMServer, scripted_llm_settings
+from tests.fixtures.runs import vault_runner
 from tests.integration.agents.scripted_operator import OPERATOR_MARK, PLANNER_MARK, ScriptedOperator, SeenPage
 from tests.integration.api.world import World, seeded_database
 from tests.integration.runs.conftest import configure
@@ -114,15 +114,7 @@ async def harness(
             with system_context("test: find the operator", org_id=demo.org_id):
                 async with unit_of_work(app.database.sessions) as session:
                     operator_user = await IdentityRepository(session).user_by_username(demo.org_id, "operator")
-            audit = AuditService.from_settings(settings)
-            runner = RunRunner(
-                settings,
-                app.database,
-                audit=audit,
-                manager=manager,
-                secrets=vault_secrets(app.database.sessions, settings, audit),
-                options=RunnerOptions(screenshots=False),
-            )
+            runner = vault_runner(app, settings, manager)
             try:
                 yield GoalHarness(app, demo.org_id, demo.dept_id, operator_user.id if operator_user else None, runner)
             finally:
