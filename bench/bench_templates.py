@@ -6,8 +6,11 @@ and off) against the hand-written Playwright baseline doing the same clicks, int
 Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
 ratios of medians measured side by side, not absolute times.
 
+Both sides are timed the same way: from opening the run's browser context (each run has its own, in a browser
+that is already running) to closing it. The FinRPA side also claims the run, plans, journals and audits.
+
 Wall time on a loaded machine is noisy; CPU seconds per run are steadier. The CPU columns add this process's CPU
-time (FinRPA's Python side; the sandbox portal and the bench's approver run in it for both kinds alike) and the
+time (FinRPA's Python side; the bench's approver runs in it for both kinds alike) and the
 CPU time of every browser process under it (Chromium, its zygotes and renderers, including renderers that exited),
 each measured around the run.
 
@@ -22,7 +25,10 @@ import argparse
 import asyncio
 import contextlib
 import os
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -30,6 +36,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 from bench.baseline.flows import FLOWS
 from playwright.async_api import Page, async_playwright
 
@@ -51,10 +58,8 @@ from finrpa.runs.evidence import ACTION_EVENT
 from finrpa.runs.repository import RunRepository
 from finrpa.runs.runner import RunnerOptions, RunRunner
 from finrpa.runs.secrets import vault_secrets
-from finrpa.sandbox.config import SandboxConfig
 from finrpa.sandbox.policies import policy_book
 from finrpa.sandbox.securities_report import reporting_periods
-from finrpa.sandbox.server import SandboxServer
 from finrpa.tenancy.context import system_context
 
 TARGET_SHOTS, TARGET_PLAIN = 1.5, 1.15
@@ -178,17 +183,19 @@ async def read_pages(page: Page, table: str, next_label: str) -> int:
 
 
 async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> tuple[float, float]:
+    """One baseline run, timed like a FinRPA run: from opening its browser context (a FinRPA run opens its own)
+    to closing it, in an already running browser (FinRPA's is started before its runs too)."""
     spec = FLOWS[flow]
-    context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
-    page = await context.new_page()
     params = spec.params(folder, seed)
     cpu, started = cpu_seconds(), time.perf_counter()
+    context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
+    page = await context.new_page()
     await spec.runner(layout)(page, base, params)
     paged = (PAGED_V2 if layout == "v2" else PAGED).get(flow)
     if paged:
         await read_pages(page, *paged)
-    elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     await context.close()
+    elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     return elapsed, cpu
 
 
@@ -286,10 +293,45 @@ async def approve_everything(
             await asyncio.wait_for(stop.wait(), poll["s"])
 
 
+class PortalProcess:
+    """The sandbox portals in a process of their own (``finrpa sandbox``), as a real portal runs elsewhere: in this
+    process its request handling would compete for the interpreter with the FinRPA run being measured, and not
+    with the baseline (whose Python side is idle)."""
+
+    def __init__(self, layout: str, seed: int = 42) -> None:
+        self.layout, self.seed = layout, seed
+        self.base_url = ""
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> PortalProcess:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        command = [sys.executable, "-m", "finrpa.cli", "sandbox", "--port", str(port), "--layout", self.layout]
+        self._process = subprocess.Popen([*command, "--seed", str(self.seed)], stdout=subprocess.DEVNULL)
+        self.base_url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{self.base_url}/bank/login", timeout=1).raise_for_status()
+                return self
+            except httpx.HTTPError:
+                if self._process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    raise SystemExit(f"the sandbox did not start on {self.base_url}") from None
+                time.sleep(0.1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            self._process.wait(timeout=10)
+            self._process = None
+
+
 async def bench(layout: str, repeat: int, flows: list[str]) -> None:
     chromium = locate_chromium()
     assert chromium is not None, "Chromium is needed"
-    with tempfile.TemporaryDirectory() as tmp, SandboxServer(SandboxConfig(port=0, layout=layout)) as sandbox:
+    with tempfile.TemporaryDirectory() as tmp, PortalProcess(layout) as sandbox:
         root = Path(tmp)
         (root / "var" / "uploads").mkdir(parents=True)
         settings = Settings(data_dir=root / "var")
@@ -339,7 +381,7 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                         counter += 1
                         if kind == "base":
                             elapsed, cpu = await run_baseline(
-                                browser, flow, layout, sandbox.base_url, folder, sandbox.config.seed
+                                browser, flow, layout, sandbox.base_url, folder, sandbox.seed
                             )
                             times[kind].append(elapsed)
                             cpus[kind].append(cpu)
@@ -354,7 +396,7 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                                 flow,
                                 sandbox.base_url,
                                 folder,
-                                sandbox.config.seed,
+                                sandbox.seed,
                                 counter,
                             )
                             active.clear()
