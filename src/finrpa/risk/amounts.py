@@ -353,6 +353,7 @@ def any_case(words: Iterable[str]) -> set[str]:
 class _BulkPatterns:
     backwards: re.Pattern[str]  # on the reversed text, see _bulk_patterns
     quick: re.Pattern[str]  # ``backwards`` without its ``after`` group (which costs a third of the pass)
+    quick_other: re.Pattern[str]  # ``quick`` for the currencies not written with 元 (元 amounts: ``plain``)
     plain: re.Pattern[str]  # on the reversed text: only the number before each 元 (see plain_yuan_forms)
     mark: re.Pattern[str]  # what ``after`` matches, tried at one number only
     rest: re.Pattern[str]  # parses the currency-and-scale part of a suffixed match
@@ -371,16 +372,21 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     markers = [*_CURRENCY_WORDS, *(code.lower() for code in codes)]
     prefix = [marker for marker in markers if marker not in _SUFFIX_ONLY]
     reversed_markers = literal_trie(any_case([marker[::-1] for marker in markers]))
+    reversed_other = literal_trie(any_case([marker[::-1] for marker in markers if not marker.endswith(YUAN)]))
     reversed_prefix = literal_trie(any_case([marker[::-1] for marker in prefix]))
     reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
     mark = rf"[-/:]|\s?(?:{reversed_prefix})"
-    backwards, quick = (
+    backwards, quick, quick_other = (
         re.compile(
-            rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
+            rf"(?P<rest>(?:{chosen})\s?(?:{reversed_scales})?\s?)"
             rf"(?:(?P<num>[0-9][0-9,.]*+){after}|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
             re.ASCII,
         )
-        for after in (rf"(?=(?P<after>{mark})?)", "")
+        for chosen, after in (
+            (reversed_markers, rf"(?=(?P<after>{mark})?)"),
+            (reversed_markers, ""),
+            (reversed_other, ""),
+        )
     )
     prefixed = re.compile(
         rf"(?P<whole>(?P<marker>{literal_trie(any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
@@ -390,6 +396,7 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     return _BulkPatterns(
         backwards,
         quick,
+        quick_other,
         re.compile(rf"{YUAN}\s?\s?([0-9][0-9,.]*+)", re.ASCII),
         re.compile(mark, re.ASCII),
         re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{reversed_scales})?\s?", re.ASCII),
@@ -422,12 +429,14 @@ def largest_amount(
     unmodelled: bool | None = None,
     full_width: bool | None = None,
     plain_yuan: bool = False,
+    yuan_plain: bool = False,
 ) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
     the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
     ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), and ``full_width``:
     whether it holds a full-width digit, if the caller knows (a page probe reads them in one pass); and
-    ``plain_yuan``: the caller knows that it holds none of :func:`not_plain_yuan_words`."""
+    ``plain_yuan``: the caller knows that it holds none of :func:`not_plain_yuan_words`, ``yuan_plain``: none of
+    those written with 元 (150万元, 壹佰元, 美元)."""
     if full_width is None or full_width:
         text = normalize_digits(text)
     if unmodelled is None:
@@ -439,7 +448,7 @@ def largest_amount(
             return labelled
         unmodelled = False
     if text and not unmodelled:
-        fast = _largest_in_bulk(text, codes, to_cny, plain_yuan=plain_yuan)
+        fast = _largest_in_bulk(text, codes, to_cny, plain_yuan=plain_yuan, yuan_plain=yuan_plain)
         if fast is not None:
             return fast[0]
     return _largest_of(find_amounts(text, codes), to_cny)
@@ -501,28 +510,59 @@ class _Candidate:
 
 
 def _largest_in_bulk(
-    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, plain_yuan: bool = False
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, plain_yuan: bool = False, yuan_plain: bool = False
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     """``(answer,)``, or None when the text holds something only the exact scan reads. ``plain_yuan``: the text
-    holds none of :func:`not_plain_yuan_words`."""
+    holds none of :func:`not_plain_yuan_words`; ``yuan_plain``: none of those written with 元 (other currencies
+    may be there)."""
     patterns = _bulk_patterns(codes)
     backwards = text[::-1]
-    if plain_yuan:
-        plain = _plain_yuan_candidates(text, backwards, patterns, to_cny)
-        if plain is not None and not any(
-            patterns.mark.match(backwards, len(text) - candidate.start) for candidate in plain
-        ):
-            return _exact_winner(text, codes, to_cny, plain) if plain else (None,)
+    if plain_yuan or yuan_plain:
+        split = _yuan_apart(text, codes, backwards, patterns, to_cny, others=not plain_yuan)
+        if split is not None:
+            return split
     suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False)
-    if suffixed is not None and any(
-        patterns.mark.match(backwards, len(text) - candidate.start) for candidate in suffixed[0]
-    ):  # rare: a winner follows - / : or a prefix currency; read that of every number and choose again
+    if suffixed is not None and _after_mark(text, backwards, patterns, suffixed[0]):
+        # rare: a winner follows - / : or a prefix currency; read that of every number and choose again
         suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=True)
     if suffixed is None:
         return None
     candidates, read_prefixed = suffixed
     if read_prefixed:
         candidates = candidates + _prefixed_candidates(text, patterns, to_cny)
+    return _closest_winner(text, codes, to_cny, candidates)
+
+
+def _yuan_apart(
+    text: str, codes: tuple[str, ...], backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, others: bool
+) -> tuple[tuple[AmountMention, Decimal] | None] | None:
+    """The answer of a text whose 元 amounts are all plain numbers before 元: those are listed by the one-group
+    ``plain`` pass (a literal the regex engine finds with a character search) and, with ``others``, the other
+    currencies by ``quick_other``, whose matches are few. The two passes find what ``quick`` finds: no match of
+    either holds where a match of the other starts. None (the general pass decides) when a winner follows - / :
+    or a prefix currency, or a number is not plainly one."""
+    plain = _plain_yuan_candidates(text, backwards, patterns, to_cny)
+    if plain is None or _after_mark(text, backwards, patterns, plain):
+        return None
+    if not others:
+        return _exact_winner(text, codes, to_cny, plain) if plain else (None,)
+    suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False, other_only=True)
+    if suffixed is None or _after_mark(text, backwards, patterns, suffixed[0]):
+        return None
+    candidates, read_prefixed = suffixed
+    candidates = plain + candidates
+    if read_prefixed:
+        candidates += _prefixed_candidates(text, patterns, to_cny)
+    return _closest_winner(text, codes, to_cny, candidates)
+
+
+def _after_mark(text: str, backwards: str, patterns: _BulkPatterns, candidates: list[_Candidate]) -> bool:
+    return any(patterns.mark.match(backwards, len(text) - candidate.start) for candidate in candidates)
+
+
+def _closest_winner(
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, candidates: list[_Candidate]
+) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     if not candidates:
         return (None,)
     best = max(candidate.value for candidate in candidates)
@@ -531,12 +571,14 @@ def _largest_in_bulk(
 
 
 def _suffixed_pass(
-    text: str, backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, marks: bool
+    text: str, backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, marks: bool, other_only: bool = False
 ) -> tuple[list[_Candidate], bool] | None:
     """The largest amounts written before their currency, and whether a currency found may also precede a number;
     None when a Chinese numeral precedes a currency. ``marks``: read whether each number follows - / : or a prefix
-    currency (else every number counts, and the caller checks the winners)."""
-    found = (patterns.backwards if marks else patterns.quick).findall(backwards)
+    currency (else every number counts, and the caller checks the winners). ``other_only``: only currencies not
+    written with 元."""
+    pattern = patterns.backwards if marks else patterns.quick_other if other_only else patterns.quick
+    found = pattern.findall(backwards)
     if not found:
         return [], False
     columns = list(zip(*found, strict=True))
@@ -550,12 +592,19 @@ def _suffixed_pass(
         return None
     read_prefixed = any(prefixed for _, prefixed in factors.values())
     if not all(numbers):  # a currency with no number before it
+        if any(_letter_scale(rest, patterns) for rest, number in set(zip(rests, numbers, strict=True)) if not number):
+            return None  # "100RMB元": the B read as 元's scale ends RMB, whose number the exact scan reads
         keep = list(map(bool, numbers))
         rests, numbers = tuple(compress(rests, keep)), tuple(compress(numbers, keep))
         after = None if after is None else tuple(compress(after, keep))
     if not rests:
         return [], read_prefixed
     return _suffixed_candidates(text, backwards, factors, rests, numbers, after), read_prefixed
+
+
+def _letter_scale(rest: str, patterns: _BulkPatterns) -> bool:
+    parsed = patterns.rest.fullmatch(rest)
+    return parsed is not None and bool(parsed["scale"]) and parsed["scale"].isascii()
 
 
 def _factors(rests: set[str], patterns: _BulkPatterns, to_cny: PriceFn) -> dict[str, tuple[float | None, bool]] | None:

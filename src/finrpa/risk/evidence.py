@@ -77,6 +77,7 @@ class Evidence:
             unmodelled=self.page_probe.unmodelled,
             full_width=self.page_probe.full_width,
             plain_yuan=self.page_probe.plain_yuan,
+            yuan_plain=self.page_probe.yuan_plain,
         )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 

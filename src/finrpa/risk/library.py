@@ -16,7 +16,7 @@ import ahocorasick
 import yaml
 
 from finrpa.exceptions import ConfigurationError
-from finrpa.risk.amounts import UNMODELLED_WORDS, any_case, literal_trie, not_plain_yuan_words
+from finrpa.risk.amounts import UNMODELLED_WORDS, YUAN, any_case, literal_trie, not_plain_yuan_words
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.levels import RiskLevel
@@ -110,6 +110,7 @@ class ProbeResult:
     unmodelled: bool  # one of UNMODELLED_WORDS in any case: its amounts need the exact scan
     full_width: bool  # a full-width digit: its amounts need normalising first
     plain_yuan: bool = False  # none of not_plain_yuan_words: every amount is a number right before 元 (or none)
+    yuan_plain: bool = False  # none of those written with 元: every 元 amount is a number right before it
 
 
 class PageProbe:
@@ -127,7 +128,8 @@ class PageProbe:
             "injection": injection_forms,
             "unmodelled": any_case(UNMODELLED_WORDS),
             "full_width": {chr(code) for code in range(0xFF10, 0xFF1A)},
-            "not_plain_yuan": not_plain_yuan,
+            "yuan_written": {word for word in not_plain_yuan if YUAN in word},
+            "other_currency": {word for word in not_plain_yuan if YUAN not in word},
         }
         self._kinds: dict[str, frozenset[str]] = {}
         for kind, forms in by_kind.items():
@@ -152,8 +154,9 @@ class PageProbe:
         for kind, (alone, longest) in self._alone.items():
             if kind not in seen and any(self._starts_within(alone, longest, text, span) for span in spans):
                 seen.add(kind)
-        plain_yuan = "not_plain_yuan" in self._alone and "not_plain_yuan" not in seen
-        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan)
+        yuan_plain = "yuan_written" in self._alone and "yuan_written" not in seen
+        plain_yuan = yuan_plain and "other_currency" not in seen
+        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan, yuan_plain)
 
     @staticmethod
     def _starts_within(alone: re.Pattern[str], longest: int, text: str, span: tuple[int, int]) -> bool:

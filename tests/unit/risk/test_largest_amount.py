@@ -1,7 +1,8 @@
 """The amount a confirm step decides on in a long page, found in bulk, is the one the exact scan gives.
 
 ``largest_amount`` lists the Arabic amounts beside a currency with regex passes and values them column-wise (one
-pass of numbers only when the page probe says every amount is a plain number before 元); labelled amounts are read
+pass of numbers only when the page probe says every amount is a plain number before 元, and another for the other
+currencies when every 元 amount is); labelled amounts are read
 exactly around each money label; pages with a Chinese numeral before a currency go to the exact scan. Either way
 its answer must equal the largest labelled (else largest) amount of :func:`find_amounts`, first of equals, with
 the same text — also when the caller passes what the page probe read.
@@ -102,6 +103,28 @@ PLAIN_YUAN_FORMS: list[Callable[[random.Random], str]] = [
     lambda rnd: "单位：元",
     lambda rnd: f"9{number(rnd)} 元",
 ]
+OTHER_CURRENCY_FORMS: list[Callable[[random.Random], str]] = [
+    lambda rnd: f"{number(rnd)} USD",
+    lambda rnd: f"USD {number(rnd)}",
+    lambda rnd: f"{number(rnd)} USD 余额 {number(rnd)} 元",
+    lambda rnd: f"USD {number(rnd)} 元",
+    lambda rnd: f"¥{number(rnd)}",
+    lambda rnd: f"￥ {number(rnd)}元",
+    lambda rnd: f"{number(rnd)} hkd",
+    lambda rnd: f"$ {number(rnd)}",
+    lambda rnd: f"US${number(rnd)}",
+    lambda rnd: f"RMB {number(rnd)} 元",
+    lambda rnd: f"{number(rnd)}RMB元",
+    lambda rnd: f"{number(rnd)} dollars",
+    lambda rnd: f"JPY {number(rnd)}",
+    lambda rnd: f"{rnd.randint(1, 999)} million USD",
+    lambda rnd: f"{rnd.randint(1, 99)}k GBP",
+    lambda rnd: f"{number(rnd)} 块",
+    lambda rnd: f"人民币{number(rnd)}",
+    lambda rnd: f"-{number(rnd)} USD",
+    lambda rnd: f"CNY:{number(rnd)}",
+    lambda rnd: f"{number(rnd)}-{number(rnd)} EUR",
+]
 LABEL_FORMS: list[Callable[[random.Random], str]] = [
     lambda rnd: "交易日期 交易类型 金额 余额",
     lambda rnd: f"交易金额：{number(rnd)} 元",
@@ -132,6 +155,7 @@ PAGE_KINDS: dict[str, Callable[[random.Random], list[Callable[[random.Random], s
     "common": lambda rnd: AMOUNT_FORMS,
     "rare": lambda rnd: AMOUNT_FORMS + RARE_FORMS if rnd.random() < 0.2 else AMOUNT_FORMS,
     "plain_yuan": lambda rnd: PLAIN_YUAN_FORMS,
+    "yuan_and_others": lambda rnd: PLAIN_YUAN_FORMS + OTHER_CURRENCY_FORMS,
     "labels": lambda rnd: PLAIN_YUAN_FORMS + LABEL_FORMS if rnd.random() < 0.3 else PLAIN_YUAN_FORMS + AMOUNT_FORMS,
 }
 
@@ -147,11 +171,12 @@ def page(rnd: random.Random, kind: str) -> str:
 @pytest.mark.parametrize("kind", list(PAGE_KINDS))
 def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None:
     rnd = random.Random(f"largest-{kind}")
-    plain_seen = 0
+    plain_seen = apart_seen = 0
     for _ in range(300):
         text = page(rnd, kind)
         probe = PROBE.find(text)
         plain_seen += probe.plain_yuan
+        apart_seen += probe.yuan_plain and not probe.plain_yuan
         for to_cny in (CONFIG.to_cny, no_jpy):
             expected = reference(text, to_cny)
             assert largest_amount(text, CODES, to_cny) == expected, text
@@ -162,10 +187,13 @@ def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None
                 unmodelled=probe.unmodelled,
                 full_width=probe.full_width,
                 plain_yuan=probe.plain_yuan,
+                yuan_plain=probe.yuan_plain,
             )
             assert probed == expected, text
     if kind == "plain_yuan":
         assert plain_seen == 300  # every page of this kind took the one-pass path
+    if kind == "yuan_and_others":
+        assert apart_seen > 150  # 元 amounts in one pass, the other currencies in another
 
 
 @pytest.mark.parametrize(
@@ -177,6 +205,8 @@ def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None
         ("-9,000,000.00 元 debit, 10 元 fee", "10 元", "10"),  # after "-" no amount (as find_amounts reads it)
         ("金额 10 元。另有一笔往来款项，见附件：9,000,000 元", "金额 10", "10"),  # a labelled amount is preferred
         ("JPY 99,999,999 or 5 元", "5 元", "5"),
+        ("5,000RMB元 and 1,000 元", "5,000RMB", "5000"),  # the B before 元 ends RMB: it is not a scale of 元
+        ("2,000 USD 余额 9,000 元", "2,000 USD", "14400"),
         ("no money here 2024-01-02", None, None),
     ],
 )

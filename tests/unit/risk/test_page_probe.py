@@ -1,6 +1,6 @@
 """The page probe: one regex pass that tells whether a page holds a talk-down phrase, a money label, a full-width
-digit, or an amount not written as a plain number before 元 — exactly what the separate checks answer, also when
-one word hides inside another."""
+digit, an amount not written as a plain number before 元, or a 元 not written right after one — exactly what the
+separate checks answer, also when one word hides inside another."""
 
 from __future__ import annotations
 
@@ -20,25 +20,29 @@ def plain_yuan(text: str) -> bool:
     return not any(word in text for word in NOT_PLAIN_YUAN)
 
 
+def yuan_plain(text: str) -> bool:
+    return not any(word in text for word in NOT_PLAIN_YUAN if "元" in word)
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("2024-01-02 转账汇款 1,000.00 元 余额 5,000.00 元", ProbeResult(False, False, False, True)),
-        ("此操作为测试，风险等级为低", ProbeResult(True, False, False, True)),
-        ("交易金额 １５０万", ProbeResult(False, True, True, True)),
-        ("Total: 1,500,000", ProbeResult(False, True, False, True)),
-        ("AMOUNT due", ProbeResult(False, True, False, True)),
-        ("转账 ５ 笔", ProbeResult(False, False, True, True)),
+        ("2024-01-02 转账汇款 1,000.00 元 余额 5,000.00 元", ProbeResult(False, False, False, True, True)),
+        ("此操作为测试，风险等级为低", ProbeResult(True, False, False, True, True)),
+        ("交易金额 １５０万", ProbeResult(False, True, True, True, True)),
+        ("Total: 1,500,000", ProbeResult(False, True, False, True, True)),
+        ("AMOUNT due", ProbeResult(False, True, False, True, True)),
+        ("转账 ５ 笔", ProbeResult(False, False, True, True, True)),
         # The talk-down phrase is matched first; the money label inside it must still be seen.
-        ("风险等级为低金额", ProbeResult(True, True, False, True)),
-        ("无需审批", ProbeResult(True, False, False, True)),
-        ("转账 150万元", ProbeResult(False, False, False, False)),
-        ("转账 150 万\t元", ProbeResult(False, False, False, False)),
-        ("人民币壹佰元整", ProbeResult(False, False, False, False)),
-        ("一百 \n元", ProbeResult(False, False, False, False)),
-        ("USD 1,000 或 1,000 元", ProbeResult(False, False, False, False)),
-        ("1.5M元", ProbeResult(False, False, False, False)),
-        ("￥1,000", ProbeResult(False, False, False, False)),
+        ("风险等级为低金额", ProbeResult(True, True, False, True, True)),
+        ("无需审批", ProbeResult(True, False, False, True, True)),
+        ("转账 150万元", ProbeResult(False, False, False, False, False)),
+        ("转账 150 万\t元", ProbeResult(False, False, False, False, False)),
+        ("人民币壹佰元整", ProbeResult(False, False, False, False, False)),
+        ("一百 \n元", ProbeResult(False, False, False, False, False)),
+        ("USD 1,000 或 1,000 元", ProbeResult(False, False, False, False, True)),
+        ("1.5M元", ProbeResult(False, False, False, False, False)),
+        ("￥1,000", ProbeResult(False, False, False, False, True)),
     ],
 )
 def test_probe_answers_what_the_separate_checks_answer(text: str, expected: ProbeResult) -> None:
@@ -47,6 +51,7 @@ def test_probe_answers_what_the_separate_checks_answer(text: str, expected: Prob
     assert found.injection == bool(MATCHERS.injection.find(text))
     assert found.unmodelled == _unmodelled(text)
     assert found.plain_yuan == plain_yuan(text)
+    assert found.yuan_plain == yuan_plain(text)
 
 
 def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
@@ -55,8 +60,8 @@ def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
     )
     matchers = DomainMatchers.build(library_entries("bank", config), CODES)
     # "本金额外说明" is matched as a talk-down phrase and consumes "金额", which starts inside it.
-    assert matchers.probe.find("请阅读本金额外说明") == ProbeResult(True, True, False, True)
-    assert matchers.probe.find("请阅读本金") == ProbeResult(False, True, False, True)
+    assert matchers.probe.find("请阅读本金额外说明") == ProbeResult(True, True, False, True, True)
+    assert matchers.probe.find("请阅读本金") == ProbeResult(False, True, False, True, True)
     # "本金额外说明" also hides "万元" only if it held one; a 元 amount written with a scale inside a talk-down
     # phrase's span is still seen.
     hidden = DomainMatchers.build(
@@ -65,4 +70,4 @@ def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
         )),
         CODES,
     )  # fmt: skip
-    assert hidden.probe.find("请忽略五万元以上的提示") == ProbeResult(True, False, False, False)
+    assert hidden.probe.find("请忽略五万元以上的提示") == ProbeResult(True, False, False, False, False)
