@@ -1,7 +1,9 @@
 """Each template's wall time through FinRPA (verified actions, events, checkpoints, audit rows; screenshots on
 and off) against the hand-written Playwright baseline doing the same clicks, interleaved in one run.
 
-    python bench/bench_templates.py [--layout v1|v2] [--repeat 3] [--flows bank_statement,bank_payment]
+    python bench/bench_templates.py [--layout v1|v2] [--repeat 3] [--flows bank_statement,bank_payment] [--breakdown]
+
+``--breakdown`` also prints where each FinRPA run's time goes, by phase (bench/phases.py).
 
 Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
 ratios of medians measured side by side, not absolute times.
@@ -38,6 +40,7 @@ from typing import Any
 
 import httpx
 from bench.baseline.flows import FLOWS
+from bench.phases import PhaseClock, print_breakdown
 from playwright.async_api import Page, async_playwright
 
 from finrpa.agents.events import EventType
@@ -328,7 +331,7 @@ class PortalProcess:
             self._process = None
 
 
-async def bench(layout: str, repeat: int, flows: list[str]) -> None:
+async def bench(layout: str, repeat: int, flows: list[str], breakdown: bool = False) -> None:
     chromium = locate_chromium()
     assert chromium is not None, "Chromium is needed"
     with tempfile.TemporaryDirectory() as tmp, PortalProcess(layout) as sandbox:
@@ -363,12 +366,15 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 f"  {'evidence (actions, with before+after, PNGs stored, shared)':<40}"
             )
             counter = 0
+            clock = PhaseClock() if breakdown else None
+            breakdowns: list[tuple[str, str, list[dict[str, float]], float, float]] = []
             summary: list[tuple[float, float]] = []
             cpu_summary: list[tuple[float, float]] = []
             for flow in flows:
                 times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
                 cpus: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
                 evidence: list[Evidence] = []
+                phases: dict[str, list[dict[str, float]]] = {"shots": [], "plain": []}
                 for attempt in range(repeat):
                     order = ["base", "shots", "plain"]
                     order = order[attempt % 3 :] + order[: attempt % 3]
@@ -389,6 +395,8 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                             runner = runners[kind == "shots"]
                             poll["s"] = POLL_S[flow in APPROVAL_FLOWS]
                             active.set()
+                            if clock is not None:
+                                clock.start()
                             elapsed, cpu, seen = await run_finrpa(
                                 app,
                                 (org_id, dept_id, operator_id),
@@ -400,11 +408,18 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                                 counter,
                             )
                             active.clear()
+                            if clock is not None:
+                                phases[kind].append(clock.stop())
                             times[kind].append(elapsed)
                             cpus[kind].append(cpu)
                             if kind == "shots":
                                 evidence.append(seen)
                 base, shots, plain = (statistics.median(times[k]) for k in ("base", "shots", "plain"))
+                if clock is not None:
+                    breakdowns += [
+                        (flow, "with screenshots", phases["shots"], shots, base),
+                        (flow, "without", phases["plain"], plain, base),
+                    ]
                 cpu_base, cpu_shots, cpu_plain = (statistics.median(cpus[k]) for k in ("base", "shots", "plain"))
                 summary.append((shots / base, plain / base))
                 cpu_summary.append((cpu_shots / cpu_base, cpu_plain / cpu_base))
@@ -426,6 +441,10 @@ async def bench(layout: str, repeat: int, flows: list[str]) -> None:
                 f"CPU seconds (this process + browsers), worst ratio with screenshots {cpu_shots_worst:.2f}x, "
                 f"without {cpu_plain_worst:.2f}x"
             )
+            if breakdowns:
+                print("Where FinRPA's time goes (median seconds per run inside each phase; phases nest):")
+                for flow_name, kind, runs, total, baseline in breakdowns:
+                    print_breakdown(flow_name, kind, runs, total, baseline)
             stop.set()
             await approver
             await manager.close()
@@ -437,8 +456,9 @@ def main() -> None:
     parser.add_argument("--layout", choices=("v1", "v2"), default="v1")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--flows", default=",".join(TEMPLATES))
+    parser.add_argument("--breakdown", action="store_true", help="also print where FinRPA's time goes, by phase")
     args = parser.parse_args()
-    asyncio.run(bench(args.layout, args.repeat, args.flows.split(",")))
+    asyncio.run(bench(args.layout, args.repeat, args.flows.split(","), args.breakdown))
 
 
 if __name__ == "__main__":
