@@ -48,6 +48,42 @@ def sanitized_action(action: Mapping[str, object]) -> dict[str, object]:
 
 
 def summarize(masked: Mapping[str, object]) -> str:
-    """One line for lists and notifications: the sanitized action's JSON, shortened."""
-    text = json.dumps(masked, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+    """One readable line for approval lists and notifications, from the sanitized action: what it is (the skill, or
+    the browser action's kind and operation), then its values as ``name: value`` in the order the action gives
+    them (a form's fields by their labels), an element as its role and name, and the business reference last —
+    e.g. ``form_fill — 收款人: 张**; 收款账号: ************7890; 付款金额: 1,500,000.00 · ref PAY-1``. Shortened to
+    300 characters; the full action stays on the request."""
+    head = " ".join(str(masked[key]) for key in _HEAD_KEYS if isinstance(masked.get(key), str) and masked[key])
+    rest = {key: value for key, value in masked.items() if key not in (*_HEAD_KEYS, _REFERENCE_KEY)}
+    parts = [f"{name}: {value}" for name, value in _leaves(rest)]
+    text = (head or "action") + (" — " + "; ".join(parts) if parts else "")
+    reference = masked.get(_REFERENCE_KEY)
+    if reference not in (None, ""):
+        text += f" · ref {reference}"
     return text if len(text) <= _SUMMARY_CHARS else text[: _SUMMARY_CHARS - 1] + "…"
+
+
+_HEAD_KEYS = ("skill", "kind", "operation")
+_REFERENCE_KEY = "business_id"
+_CONTAINERS = frozenset({"params", "fields", "values", "typed"})  # their keys name the values; they add nothing
+
+
+def _leaves(value: object, name: str = "") -> list[tuple[str, str]]:
+    """(name, shown value) pairs of a JSON value: nested names collapse to the innermost one, empty values drop."""
+    if isinstance(value, Mapping):
+        if isinstance(value.get("role"), str) and isinstance(value.get("name"), str):
+            return [(name, f'{value["role"]} "{value["name"]}"')]  # an element's fingerprint
+        found: list[tuple[str, str]] = []
+        for key, item in value.items():
+            found += _leaves(item, name if key in _CONTAINERS and name else str(key))
+        return found
+    if isinstance(value, list):
+        if all(not isinstance(item, Mapping | list) for item in value):
+            shown = ", ".join(str(item) for item in value if item not in (None, ""))
+            return [(name, shown)] if shown else []
+        return [pair for item in value for pair in _leaves(item, name)]
+    if value is None or value == "":
+        return []
+    if isinstance(value, bool):
+        return [(name, "yes" if value else "no")]
+    return [(name, str(value))]

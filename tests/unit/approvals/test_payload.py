@@ -37,3 +37,32 @@ def test_approvers_see_the_action_masked_and_shortened() -> None:
 def test_an_oversized_action_is_refused() -> None:
     with pytest.raises(InvalidApprovalRequestError, match="at most"):
         sanitized_action({"blob": "x" * MAX_ACTION_BYTES})
+
+
+def test_the_summary_reads_as_a_line_an_approver_understands() -> None:
+    action = {
+        "skill": "form_fill",
+        "business_id": "PAY-1",
+        "params": {
+            "fields": {"收款人": "张三丰", "收款账号": "6222021234567890", "付款金额": "1,500,000.00"},
+            "submit": "确认付款",
+            "captcha": None,
+            "confirm": True,
+        },
+    }
+    assert summarize(sanitized_action(action)) == (
+        "form_fill — 收款人: 张**; 收款账号: ************7890; 付款金额: 1,500,000.00; submit: 确认付款; confirm: yes"
+        " · ref PAY-1"
+    )
+
+
+def test_a_browser_action_is_summarised_by_kind_operation_element_and_typed_values() -> None:
+    action = {
+        "kind": "click",
+        "operation": "转账",
+        "target": {"role": "button", "name": "Pay now", "index": 0},
+        "value": None,
+        "typed": {"金额": "1,500,000", "accounts": ["A-1", "A-2"]},
+    }
+    assert summarize(action) == 'click 转账 — target: button "Pay now"; 金额: 1,500,000; accounts: A-1, A-2'
+    assert summarize({}) == "action"
