@@ -376,33 +376,47 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     reversed_prefix = literal_trie(any_case([marker[::-1] for marker in prefix]))
     reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
     mark = rf"[-/:]|\s?(?:{reversed_prefix})"
-    backwards, quick, quick_other = (
-        re.compile(
-            rf"(?P<rest>(?:{chosen})\s?(?:{reversed_scales})?\s?)"
-            rf"(?:(?P<num>[0-9][0-9,.]*+){after}|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
-            re.ASCII,
-        )
-        for chosen, after in (
-            (reversed_markers, rf"(?=(?P<after>{mark})?)"),
-            (reversed_markers, ""),
-            (reversed_other, ""),
-        )
-    )
-    prefixed = re.compile(
-        rf"(?P<whole>(?P<marker>{literal_trie(any_case(prefix))})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
-        rf"(?:\s?(?P<scale>(?i:万亿|千万|百万|十万|万|亿|千|(?:million|billion|thousand|mn|bn|k|m|b)(?![a-z]))))?)",
-        re.ASCII,
-    )
+    backwards = _suffixed_pattern(reversed_markers, rf"(?=(?P<after>{mark})?)")
     return _BulkPatterns(
         backwards,
-        quick,
-        quick_other,
+        _suffixed_pattern(reversed_markers),
+        _suffixed_pattern(reversed_other),
         re.compile(rf"{YUAN}\s?\s?([0-9][0-9,.]*+)", re.ASCII),
         re.compile(mark, re.ASCII),
         re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{reversed_scales})?\s?", re.ASCII),
-        prefixed,
+        _prefixed_pattern(literal_trie(any_case(prefix))),
         {marker: _currency(marker, codes) or "CNY" for marker in markers},
         frozenset(marker[::-1] for marker in prefix),
+    )
+
+
+def _suffixed_pattern(reversed_markers: str, after: str = "") -> re.Pattern[str]:
+    reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
+    return re.compile(
+        rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
+        rf"(?:(?P<num>[0-9][0-9,.]*+){after}|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
+        re.ASCII,
+    )
+
+
+def _prefixed_pattern(markers: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?P<whole>(?P<marker>{markers})\s?(?P<num>{_NUMBER_BODY})(?![0-9])"
+        rf"(?:\s?(?P<scale>(?i:万亿|千万|百万|十万|万|亿|千|(?:million|billion|thousand|mn|bn|k|m|b)(?![a-z]))))?)",
+        re.ASCII,
+    )
+
+
+@lru_cache(maxsize=64)
+def _written_patterns(written: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """``quick_other`` and ``prefixed`` for only the currency words ``written`` (exactly as written; none with 元):
+    on a page known to hold no others they find the same, and a single word is a literal the regex engine finds
+    with a character search instead of testing every character against the first characters of all of them.
+    Compiled once per set of words (a page names one or two)."""
+    prefix = {word for word in written if word.lower() not in _SUFFIX_ONLY}
+    return (
+        _suffixed_pattern(literal_trie({word[::-1] for word in written})),
+        _prefixed_pattern(literal_trie(prefix)) if prefix else None,
     )
 
 
@@ -430,15 +444,18 @@ def largest_amount(
     full_width: bool | None = None,
     plain_yuan: bool = False,
     yuan_plain: bool = False,
+    currencies: frozenset[str] | None = None,
 ) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
     the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
     ``unmodelled``: whether ``text`` holds one of :data:`UNMODELLED_WORDS` (in any case), and ``full_width``:
     whether it holds a full-width digit, if the caller knows (a page probe reads them in one pass); and
     ``plain_yuan``: the caller knows that it holds none of :func:`not_plain_yuan_words`, ``yuan_plain``: none of
-    those written with 元 (150万元, 壹佰元, 美元)."""
+    those written with 元 (150万元, 壹佰元, 美元); ``currencies``: then the other currency words it holds, exactly as
+    written, if the caller knows."""
     if full_width is None or full_width:
         text = normalize_digits(text)
+        currencies = None  # read in the text as it was (normalising writes ￥ as ¥)
     if unmodelled is None:
         unmodelled = _unmodelled(text)
     if text and unmodelled and not any(char in text for char in _ODD_LOWER_CASE):
@@ -448,7 +465,9 @@ def largest_amount(
             return labelled
         unmodelled = False
     if text and not unmodelled:
-        fast = _largest_in_bulk(text, codes, to_cny, plain_yuan=plain_yuan, yuan_plain=yuan_plain)
+        fast = _largest_in_bulk(
+            text, codes, to_cny, plain_yuan=plain_yuan, yuan_plain=yuan_plain, currencies=currencies
+        )
         if fast is not None:
             return fast[0]
     return _largest_of(find_amounts(text, codes), to_cny)
@@ -510,15 +529,21 @@ class _Candidate:
 
 
 def _largest_in_bulk(
-    text: str, codes: tuple[str, ...], to_cny: PriceFn, *, plain_yuan: bool = False, yuan_plain: bool = False
+    text: str,
+    codes: tuple[str, ...],
+    to_cny: PriceFn,
+    *,
+    plain_yuan: bool = False,
+    yuan_plain: bool = False,
+    currencies: frozenset[str] | None = None,
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     """``(answer,)``, or None when the text holds something only the exact scan reads. ``plain_yuan``: the text
     holds none of :func:`not_plain_yuan_words`; ``yuan_plain``: none of those written with 元 (other currencies
-    may be there)."""
+    may be there), and ``currencies`` are those, exactly as written, if known."""
     patterns = _bulk_patterns(codes)
     backwards = text[::-1]
     if plain_yuan or yuan_plain:
-        split = _yuan_apart(text, codes, backwards, patterns, to_cny, others=not plain_yuan)
+        split = _yuan_apart(text, codes, backwards, patterns, to_cny, others=not plain_yuan, currencies=currencies)
         if split is not None:
             return split
     suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False)
@@ -534,25 +559,36 @@ def _largest_in_bulk(
 
 
 def _yuan_apart(
-    text: str, codes: tuple[str, ...], backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, others: bool
+    text: str,
+    codes: tuple[str, ...],
+    backwards: str,
+    patterns: _BulkPatterns,
+    to_cny: PriceFn,
+    *,
+    others: bool,
+    currencies: frozenset[str] | None = None,
 ) -> tuple[tuple[AmountMention, Decimal] | None] | None:
     """The answer of a text whose 元 amounts are all plain numbers before 元: those are listed by the one-group
     ``plain`` pass (a literal the regex engine finds with a character search) and, with ``others``, the other
     currencies by ``quick_other``, whose matches are few. The two passes find what ``quick`` finds: no match of
-    either holds where a match of the other starts. None (the general pass decides) when a winner follows - / :
-    or a prefix currency, or a number is not plainly one."""
+    either holds where a match of the other starts. Given the ``currencies`` the text holds, those passes look for
+    only them. None (the general pass decides) when a winner follows - / : or a prefix currency, or a number is
+    not plainly one."""
     plain = _plain_yuan_candidates(text, backwards, patterns, to_cny)
     if plain is None or _after_mark(text, backwards, patterns, plain):
         return None
     if not others:
         return _exact_winner(text, codes, to_cny, plain) if plain else (None,)
-    suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False, other_only=True)
+    suffixed_pattern, prefixed_pattern = (
+        (patterns.quick_other, patterns.prefixed) if currencies is None else _written_patterns(currencies)
+    )
+    suffixed = _suffixed_pass(text, backwards, patterns, to_cny, marks=False, pattern=suffixed_pattern)
     if suffixed is None or _after_mark(text, backwards, patterns, suffixed[0]):
         return None
     candidates, read_prefixed = suffixed
     candidates = plain + candidates
-    if read_prefixed:
-        candidates += _prefixed_candidates(text, patterns, to_cny)
+    if read_prefixed and prefixed_pattern is not None:
+        candidates += _prefixed_candidates(text, patterns, to_cny, prefixed_pattern)
     return _closest_winner(text, codes, to_cny, candidates)
 
 
@@ -571,14 +607,19 @@ def _closest_winner(
 
 
 def _suffixed_pass(
-    text: str, backwards: str, patterns: _BulkPatterns, to_cny: PriceFn, *, marks: bool, other_only: bool = False
+    text: str,
+    backwards: str,
+    patterns: _BulkPatterns,
+    to_cny: PriceFn,
+    *,
+    marks: bool,
+    pattern: re.Pattern[str] | None = None,
 ) -> tuple[list[_Candidate], bool] | None:
     """The largest amounts written before their currency, and whether a currency found may also precede a number;
     None when a Chinese numeral precedes a currency. ``marks``: read whether each number follows - / : or a prefix
-    currency (else every number counts, and the caller checks the winners). ``other_only``: only currencies not
-    written with 元."""
-    pattern = patterns.backwards if marks else patterns.quick_other if other_only else patterns.quick
-    found = pattern.findall(backwards)
+    currency (else every number counts, and the caller checks the winners). ``pattern``: instead of ``quick``, one
+    for fewer currencies."""
+    found = (patterns.backwards if marks else pattern or patterns.quick).findall(backwards)
     if not found:
         return [], False
     columns = list(zip(*found, strict=True))
@@ -753,8 +794,10 @@ def _integer_digits(shape: str) -> int:
     return shape.split(".", 1)[0].count("d")
 
 
-def _prefixed_candidates(text: str, patterns: _BulkPatterns, to_cny: PriceFn) -> list[_Candidate]:
-    found = patterns.prefixed.findall(text)
+def _prefixed_candidates(
+    text: str, patterns: _BulkPatterns, to_cny: PriceFn, pattern: re.Pattern[str] | None = None
+) -> list[_Candidate]:
+    found = (pattern or patterns.prefixed).findall(text)
     if not found:
         return []
     wholes, markers, numbers, scales = zip(*found, strict=True)

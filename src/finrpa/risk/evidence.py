@@ -1,9 +1,9 @@
 """Stage 1's first half: collect what the action's context contains (keywords, identifiers, amounts, counts).
 
 Nothing here decides a level; :mod:`finrpa.risk.rules` does. The action's own texts (target, values, page
-title) are short and read in full. The page body can be 50 KB, so it is read eagerly only for talk-down
-phrases; operations, amounts and record counts in it are read on first use, which only a confirm step (what
-does the dialog confirm, and for how much?) or an export (how many records?) needs.
+title) are short and read in full. The page body can be 50 KB, so it is read only on first use: talk-down phrases
+when the hits are reported, operations, amounts and record counts when a rule asks, which only a confirm step
+(what does the dialog confirm, and for how much?) or an export (how many records?) does.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from finrpa.risk.config import RiskConfig
 from finrpa.risk.counts import counts_in_values, record_counts
 from finrpa.risk.identifiers import find_identifiers
 from finrpa.risk.levels import RiskLevel
-from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, PageScan, ProbeResult, page_bytes
+from finrpa.risk.library import DomainMatchers, KeywordEntry, KeywordMatcher, PageScan, ProbeResult
 from finrpa.risk.schemas import ActionValue, Location, RiskHit, RiskInput
 
 
@@ -41,19 +41,30 @@ class Evidence:
     config: RiskConfig
     matchers: DomainMatchers
     keyword_hits: list[RiskHit] = field(default_factory=list)
-    injection_hits: list[RiskHit] = field(default_factory=list)
     identifier_hits: list[RiskHit] = field(default_factory=list)
     action_amounts: list[PricedAmount] = field(default_factory=list)
 
     @cached_property
     def page_probe(self) -> ProbeResult:
-        """Whether the page body holds a talk-down phrase, a money label or a full-width digit (one pass)."""
+        """Whether the page body holds a talk-down phrase, a money label or a full-width digit (one pass; set by
+        :attr:`page_scan` when a rule read the page's operations first)."""
         return self.matchers.probe.find(self.action.page_text)
 
     @cached_property
     def page_scan(self) -> PageScan:
-        """Operations named in the page body, and whether it holds a money label (read only when a rule asks)."""
-        return self.matchers.page.find(page_bytes(self.action.page_text))
+        """Operations named in the page body (read only when a rule asks); the same pass answers the probe."""
+        scan, probe = self.matchers.scan_page(self.action.page_text, probe="page_probe" not in self.__dict__)
+        if probe is not None:
+            self.__dict__["page_probe"] = probe
+        return scan
+
+    @cached_property
+    def injection_hits(self) -> list[RiskHit]:
+        """Talk-down phrases in the page body, read when the hits are reported: after the rules, so that a confirm
+        step that read the page's operations has probed the page in the same pass."""
+        if not self.page_probe.injection:
+            return []
+        return _hits(self.matchers.injection, self.action.page_text, Location.PAGE_TEXT)
 
     @cached_property
     def page_hits(self) -> list[RiskHit]:
@@ -78,6 +89,7 @@ class Evidence:
             full_width=self.page_probe.full_width,
             plain_yuan=self.page_probe.plain_yuan,
             yuan_plain=self.page_probe.yuan_plain,
+            currencies=self.page_probe.currencies,
         )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 
@@ -111,8 +123,6 @@ def collect_evidence(action: RiskInput, matchers: DomainMatchers, config: RiskCo
         *_hits(matchers.action, joined, Location.VALUES),
         *_hits(matchers.action, action.page_title, Location.PAGE_TITLE),
     ]
-    if evidence.page_probe.injection:
-        evidence.injection_hits = _hits(matchers.injection, action.page_text, Location.PAGE_TEXT)
     evidence.identifier_hits = collect_identifiers(action, joined)
     evidence.action_amounts = collect_action_amounts(action, values, config)
     return evidence

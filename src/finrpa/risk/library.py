@@ -7,7 +7,7 @@ written in ASCII match case-insensitively and only as whole words ("pay" is not 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -80,26 +80,55 @@ class DomainMatchers:
     can change: ``probe`` (one regex pass for the rare things: talk-down phrases, money labels, full-width
     digits, amounts not written as plain numbers before 元) for every action, and ``injection`` (which
     talk-down phrases) only when the probe saw one; ``page`` (operations a confirm dialog may name) only for a
-    confirm step that names no operation itself.
+    confirm step that names no operation itself — and that pass also answers the probe (:meth:`scan_page`), so
+    such a step reads the page body once: the probe's words that start with a non-ASCII character are in its
+    automaton, and the few that start with an ASCII character (``ascii_probe``) are looked for only in a page
+    that holds an ASCII letter or the non-letter they start with ($).
     """
 
     action: KeywordMatcher
     injection: KeywordMatcher
     page: PageMatcher
     probe: PageProbe
+    ascii_probe: PageProbe
+    ascii_heads: frozenset[str]  # the non-letters an ASCII-led probe word starts with
 
     @classmethod
     def build(cls, entries: tuple[KeywordEntry, ...], currency_codes: tuple[str, ...] = ()) -> DomainMatchers:
         injection = [entry for entry in entries if entry.category is Category.INJECTION]
+        words = probe_words(
+            {form for entry in injection if entry.term for form in _case_forms(entry.term)},
+            not_plain_yuan_words(currency_codes),
+        )
+        ascii_led = {kind: {form for form in forms if form[0].isascii()} for kind, forms in words.items()}
         return cls(
             action=KeywordMatcher(entries),
             injection=KeywordMatcher(injection, cased_variants=True),
-            page=PageMatcher(entry for entry in entries if entry.category in HIGH_IMPACT),
-            probe=PageProbe(
-                {form for entry in injection if entry.term for form in _case_forms(entry.term)},
-                not_plain_yuan_words(currency_codes),
+            page=PageMatcher(
+                (entry for entry in entries if entry.category in HIGH_IMPACT),
+                {kind: {form for form in forms if not form[0].isascii()} for kind, forms in words.items()},
             ),
+            probe=PageProbe(words),
+            ascii_probe=PageProbe(ascii_led),
+            ascii_heads=frozenset(form[0] for forms in ascii_led.values() for form in forms if not form[0].isalpha()),
         )
+
+    def scan_page(self, text: str, *, probe: bool = True) -> tuple[PageScan, ProbeResult | None]:
+        """The operations named in a page body and, with ``probe``, what :meth:`PageProbe.find` answers, from one
+        automaton pass (plus the ASCII-led probe words in a page that may hold one). The answer's ``injection``
+        may also be set for a talk-down phrase in odd mixed case, which the injection matcher then does not find;
+        the rest is exactly the probe's."""
+        scan = self.page.find(page_bytes(text))
+        if not probe:
+            return scan, None
+        seen = set(scan.kinds)
+        currencies: frozenset[str] | None = frozenset()
+        if scan.letters or any(head in text for head in self.ascii_heads):
+            ascii_led, currencies = self.ascii_probe.read(text)
+            seen |= ascii_led
+        if "other_currency" in scan.kinds:  # the automaton reads them in lower case: which, as written, is not known
+            currencies = None
+        return scan, self.probe.result(seen, currencies)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +140,18 @@ class ProbeResult:
     full_width: bool  # a full-width digit: its amounts need normalising first
     plain_yuan: bool = False  # none of not_plain_yuan_words: every amount is a number right before 元 (or none)
     yuan_plain: bool = False  # none of those written with 元: every 元 amount is a number right before it
+    currencies: frozenset[str] | None = None  # the other currency words it holds as written (None: not read)
+
+
+def probe_words(injection_forms: Set[str], not_plain_yuan: Set[str]) -> dict[str, frozenset[str]]:
+    """The words the page probe looks for, by kind (each in every case it is looked for in)."""
+    return {
+        "injection": frozenset(injection_forms),
+        "unmodelled": frozenset(any_case(UNMODELLED_WORDS)),
+        "full_width": frozenset(chr(code) for code in range(0xFF10, 0xFF1A)),
+        "yuan_written": frozenset(word for word in not_plain_yuan if YUAN in word),
+        "other_currency": frozenset(word for word in not_plain_yuan if YUAN not in word),
+    }
 
 
 class PageProbe:
@@ -123,40 +164,80 @@ class PageProbe:
     again, alone, in the spans matched — the answer is exactly whether the page holds one.
     """
 
-    def __init__(self, injection_forms: set[str], not_plain_yuan: Set[str] = frozenset()) -> None:
-        by_kind = {
-            "injection": injection_forms,
-            "unmodelled": any_case(UNMODELLED_WORDS),
-            "full_width": {chr(code) for code in range(0xFF10, 0xFF1A)},
-            "yuan_written": {word for word in not_plain_yuan if YUAN in word},
-            "other_currency": {word for word in not_plain_yuan if YUAN not in word},
-        }
+    def __init__(self, by_kind: Mapping[str, Set[str]]) -> None:
         self._kinds: dict[str, frozenset[str]] = {}
         for kind, forms in by_kind.items():
             for form in forms:
                 self._kinds[form] = self._kinds.get(form, frozenset()) | {kind}
+        # Which currency words (other than those with 元) a page holds, for the amount passes to look for only
+        # those: a word matched holds the ones inside it, and one that starts inside it and ends after it is
+        # looked for at that offset (``_overhangs``).
+        currencies = frozenset(by_kind.get("other_currency", ()))
+        self._inside = {form: frozenset(word for word in currencies if word in form) for form in self._kinds}
+        starts = {word[:length] for word in currencies for length in range(1, len(word))}
+        self._overhangs = {
+            form: offsets
+            for form in self._kinds
+            if (offsets := tuple(offset for offset in range(1, len(form)) if form[offset:] in starts))
+        }
+        self._currency = re.compile(literal_trie(currencies)) if currencies else None
         # Factored by first character: the regex engine skips ahead to the characters that start one, and
         # there tries the few words that start with it.
-        self._pattern = re.compile(literal_trie(set(self._kinds)))
+        self._pattern = re.compile(literal_trie(set(self._kinds))) if self._kinds else None
         self._alone = {
             kind: (re.compile(literal_trie(forms)), max(map(len, forms))) for kind, forms in by_kind.items() if forms
         }
 
     def find(self, text: str) -> ProbeResult:
+        seen, currencies = self.read(text)
+        return self.result(seen, currencies)
+
+    def seen(self, text: str) -> set[str]:
+        """The kinds of word ``text`` holds."""
+        return self.read(text)[0]
+
+    def read(self, text: str) -> tuple[set[str], frozenset[str] | None]:
+        """The kinds of word ``text`` holds, and the currency words of :meth:`ProbeResult.currencies` (None when
+        the pass stopped early, every kind being seen)."""
         seen: set[str] = set()
+        if self._pattern is None:
+            return seen, frozenset()
         spans: list[tuple[int, int]] = []
-        kinds = self._kinds
+        currencies: set[str] = set()
+        kinds, inside, overhangs = self._kinds, self._inside, self._overhangs
+        stopped = False
         for match in self._pattern.finditer(text):
-            seen |= kinds[match.group()]
+            word = match.group()
+            seen |= kinds[word]
             spans.append(match.span())
+            currencies |= inside[word]
+            if word in overhangs:
+                currencies |= self._overhanging(text, match.start(), overhangs[word])
             if len(seen) == len(self._alone):
+                stopped = True
                 break
         for kind, (alone, longest) in self._alone.items():
             if kind not in seen and any(self._starts_within(alone, longest, text, span) for span in spans):
                 seen.add(kind)
+        return seen, None if stopped else frozenset(currencies)
+
+    def _overhanging(self, text: str, start: int, offsets: tuple[int, ...]) -> set[str]:
+        assert self._currency is not None
+        found: set[str] = set()
+        for offset in offsets:
+            match = self._currency.match(text, start + offset)
+            if match is not None:  # the longest there; the shorter ones there are inside it
+                found |= self._inside[match.group()]
+        return found
+
+    def result(self, seen: Set[str], currencies: frozenset[str] | None = None) -> ProbeResult:
+        """The answer for a page that holds words of the kinds ``seen`` (and the ``currencies``, if known)."""
         yuan_plain = "yuan_written" in self._alone and "yuan_written" not in seen
         plain_yuan = yuan_plain and "other_currency" not in seen
-        return ProbeResult("injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan, yuan_plain)
+        known = currencies if yuan_plain and not plain_yuan else None
+        return ProbeResult(
+            "injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan, yuan_plain, known
+        )
 
     @staticmethod
     def _starts_within(alone: re.Pattern[str], longest: int, text: str, span: tuple[int, int]) -> bool:
@@ -214,22 +295,30 @@ class PageMatcher:
     character boundary, so nothing is found that the text does not hold.
     """
 
-    def __init__(self, entries: Iterable[KeywordEntry], flags: Iterable[str] = ()) -> None:
+    def __init__(self, entries: Iterable[KeywordEntry], flags: Mapping[str, Set[str]] | None = None) -> None:
         by_term = _group_by_term(entries)
         self._automaton = ahocorasick.Automaton()
-        for flag in flags:  # substrings in any case, reported only as "one was found"
-            self._automaton.add_word(page_bytes(flag.lower()), ())
+        # What a word found stands for: the entries of its term, and the kinds of flag (substrings reported
+        # only as "one was found", by kind) it is; one object per word, so its first end is recorded once.
+        values: dict[str, tuple[tuple[KeywordEntry, ...], frozenset[str]]] = {}
         for term, group in by_term.items():
             if not group[0].whole_word:
-                self._automaton.add_word(page_bytes(term), group)
+                values[page_bytes(term)] = (group, _NO_KINDS)
+        for kind, forms in (flags or {}).items():
+            for form in forms:
+                group, kinds = values.get(page_bytes(form), ((), _NO_KINDS))
+                values[page_bytes(form)] = (group, kinds | {kind})
+        for word, value in values.items():
+            self._automaton.add_word(word, value)
         self._has_automaton = len(self._automaton) > 0
         if self._has_automaton:
             self._automaton.make_automaton()
         words = {term: group for term, group in by_term.items() if group[0].whole_word}
         self._words = re.compile(_word_trie(set(words)), re.ASCII) if words else None
         # A whole word found also holds the shorter terms it starts with that end at a word boundary in it.
+        word_values = {term: (group, _NO_KINDS) for term, group in words.items()}
         self._word_groups = {
-            term: [words[prefix] for prefix in words if term.startswith(prefix) and _ends_word(term, len(prefix))]
+            term: [word_values[prefix] for prefix in words if term.startswith(prefix) and _ends_word(term, len(prefix))]
             for term in words
         }
         # A whole word in the page leaves its letters side by side when everything but ASCII letters is taken
@@ -241,26 +330,29 @@ class PageMatcher:
 
     def find(self, encoded: str) -> PageScan:
         """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance (by where
-        the first occurrence ends)."""
-        first_end: dict[int, tuple[int, tuple[KeywordEntry, ...]]] = {}
+        the first occurrence ends), the kinds of flag found, and whether the page holds an ASCII letter."""
+        first_end: dict[int, tuple[int, tuple[tuple[KeywordEntry, ...], frozenset[str]]]] = {}
         if self._has_automaton:
-            for end, group in self._automaton.iter(encoded):
-                if id(group) not in first_end:
-                    first_end[id(group)] = (end, group)
-        if self._words is not None and self._may_hold_words(encoded):
+            for end, value in self._automaton.iter(encoded):
+                if id(value) not in first_end:
+                    first_end[id(value)] = (end, value)
+        letters = encoded.encode("latin-1").translate(None, _NOT_LETTERS)
+        if self._words is not None and self._may_hold_words(letters):
             self._find_words(encoded, first_end)
         ordered = sorted(first_end.values(), key=lambda pair: pair[0])
-        return PageScan([entry for _, group in ordered for entry in group])
+        kinds = frozenset().union(*(kinds for _, (_, kinds) in ordered if kinds))
+        return PageScan([entry for _, (group, _) in ordered for entry in group], kinds, bool(letters))
 
-    def _may_hold_words(self, encoded: str) -> bool:
+    def _may_hold_words(self, letters: bytes) -> bool:
         if not self._prefilter:
             return True
-        letters = encoded.encode("latin-1").translate(None, _NOT_LETTERS)
         if len(letters) > _PREFILTER_LETTERS:  # a page with much Latin text: the regex pass is the cheaper test
             return True
         return any(word in letters for word in self._word_letters)
 
-    def _find_words(self, encoded: str, first_end: dict[int, tuple[int, tuple[KeywordEntry, ...]]]) -> None:
+    def _find_words(
+        self, encoded: str, first_end: dict[int, tuple[int, tuple[tuple[KeywordEntry, ...], frozenset[str]]]]
+    ) -> None:
         assert self._words is not None
         search = self._words.search
         position = 0
@@ -269,10 +361,10 @@ class PageMatcher:
             position = start + 1
             if start and _is_word_char(encoded[start - 1]):
                 continue
-            for group in self._word_groups[match.group()]:
-                end = start + len(group[0].term) - 1
-                if id(group) not in first_end or first_end[id(group)][0] > end:
-                    first_end[id(group)] = (end, group)
+            for value in self._word_groups[match.group()]:
+                end = start + len(value[0][0].term) - 1
+                if id(value) not in first_end or first_end[id(value)][0] > end:
+                    first_end[id(value)] = (end, value)
 
 
 def _case_forms(term: str) -> set[str]:
@@ -284,6 +376,11 @@ def _case_forms(term: str) -> set[str]:
 @dataclass(frozen=True, slots=True)
 class PageScan:
     entries: list[KeywordEntry]
+    kinds: frozenset[str] = frozenset()  # the kinds of flag found
+    letters: bool = False  # the page holds an ASCII letter
+
+
+_NO_KINDS: frozenset[str] = frozenset()
 
 
 _NOT_LETTERS = bytes(byte for byte in range(256) if not (65 <= byte <= 90 or 97 <= byte <= 122))

@@ -2,7 +2,7 @@
 
 ``largest_amount`` lists the Arabic amounts beside a currency with regex passes and values them column-wise (one
 pass of numbers only when the page probe says every amount is a plain number before 元, and another for the other
-currencies when every 元 amount is); labelled amounts are read
+currencies — only the words the probe saw — when every 元 amount is); labelled amounts are read
 exactly around each money label; pages with a Chinese numeral before a currency go to the exact scan. Either way
 its answer must equal the largest labelled (else largest) amount of :func:`find_amounts`, first of equals, with
 the same text — also when the caller passes what the page probe read.
@@ -171,12 +171,13 @@ def page(rnd: random.Random, kind: str) -> str:
 @pytest.mark.parametrize("kind", list(PAGE_KINDS))
 def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None:
     rnd = random.Random(f"largest-{kind}")
-    plain_seen = apart_seen = 0
+    plain_seen = apart_seen = written_seen = 0
     for _ in range(300):
         text = page(rnd, kind)
         probe = PROBE.find(text)
         plain_seen += probe.plain_yuan
         apart_seen += probe.yuan_plain and not probe.plain_yuan
+        written_seen += probe.currencies is not None
         for to_cny in (CONFIG.to_cny, no_jpy):
             expected = reference(text, to_cny)
             assert largest_amount(text, CODES, to_cny) == expected, text
@@ -188,12 +189,14 @@ def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None
                 full_width=probe.full_width,
                 plain_yuan=probe.plain_yuan,
                 yuan_plain=probe.yuan_plain,
+                currencies=probe.currencies,
             )
             assert probed == expected, text
     if kind == "plain_yuan":
         assert plain_seen == 300  # every page of this kind took the one-pass path
     if kind == "yuan_and_others":
         assert apart_seen > 150  # 元 amounts in one pass, the other currencies in another
+        assert written_seen == apart_seen  # which currency words, as written: the passes look for only those
 
 
 @pytest.mark.parametrize(

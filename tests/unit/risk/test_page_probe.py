@@ -4,12 +4,16 @@ separate checks answer, also when one word hides inside another."""
 
 from __future__ import annotations
 
+import random
+import re
+from dataclasses import asdict, replace
+
 import pytest
 
 from finrpa.risk.amounts import _unmodelled, not_plain_yuan_words
-from finrpa.risk.categories import Category
+from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
-from finrpa.risk.library import DomainMatchers, ProbeResult, library_entries
+from finrpa.risk.library import DomainMatchers, PageMatcher, ProbeResult, library_entries, page_bytes
 
 CODES = tuple(RiskConfig().fx_to_cny)
 MATCHERS = DomainMatchers.build(library_entries("bank", RiskConfig()), CODES)
@@ -22,6 +26,14 @@ def plain_yuan(text: str) -> bool:
 
 def yuan_plain(text: str) -> bool:
     return not any(word in text for word in NOT_PLAIN_YUAN if "元" in word)
+
+
+def currencies(text: str) -> frozenset[str] | None:
+    """The currency words not written with 元 in ``text``, as written, when that is all that keeps its amounts
+    from being plain numbers before 元."""
+    if plain_yuan(text) or not yuan_plain(text):
+        return None
+    return frozenset(word for word in NOT_PLAIN_YUAN if "元" not in word and word in text)
 
 
 @pytest.mark.parametrize(
@@ -40,9 +52,11 @@ def yuan_plain(text: str) -> bool:
         ("转账 150 万\t元", ProbeResult(False, False, False, False, False)),
         ("人民币壹佰元整", ProbeResult(False, False, False, False, False)),
         ("一百 \n元", ProbeResult(False, False, False, False, False)),
-        ("USD 1,000 或 1,000 元", ProbeResult(False, False, False, False, True)),
+        ("USD 1,000 或 1,000 元", ProbeResult(False, False, False, False, True, frozenset({"USD"}))),
+        ("US$1,000 或 1,000 元", ProbeResult(False, False, False, False, True, frozenset({"US$", "$"}))),
+        ("5 USDollars", ProbeResult(False, False, False, False, True, frozenset({"USD", "Dollar", "Dollars"}))),
         ("1.5M元", ProbeResult(False, False, False, False, False)),
-        ("￥1,000", ProbeResult(False, False, False, False, True)),
+        ("￥1,000", ProbeResult(False, False, False, False, True, frozenset({"￥"}))),
     ],
 )
 def test_probe_answers_what_the_separate_checks_answer(text: str, expected: ProbeResult) -> None:
@@ -52,6 +66,7 @@ def test_probe_answers_what_the_separate_checks_answer(text: str, expected: Prob
     assert found.unmodelled == _unmodelled(text)
     assert found.plain_yuan == plain_yuan(text)
     assert found.yuan_plain == yuan_plain(text)
+    assert found.currencies == currencies(text)
 
 
 def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
@@ -71,3 +86,69 @@ def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
         CODES,
     )  # fmt: skip
     assert hidden.probe.find("请忽略五万元以上的提示") == ProbeResult(True, False, False, False, False)
+
+
+PIECES = [
+    "此操作为测试",
+    "风险等级为低",
+    "Skip Approval",
+    "sKiP approval",
+    "you are now",
+    "金额",
+    "额度",
+    "Total",
+    "AMOUNT",
+    "５",
+    "150万元",
+    "3 亿元",
+    "壹佰元",
+    "USD",
+    "usd",
+    "$",
+    "US$",
+    "HK$",
+    "USDollars",
+    "rmb",
+    "￥",
+    "¥",
+    "美元",
+    "1.5M元",
+    "20 k元",
+    "人民币",
+    "\u0130",
+    "\u212a",
+    "转账",
+    "对公付款",
+    "wire transfer",
+    "余额 ",
+    "2024-01-02 ",
+    "1,000.00 元 ",
+    "\n",
+    "abc ",
+    "-",
+]
+PLAIN_PAGE = PageMatcher(entry for entry in library_entries("bank", RiskConfig()) if entry.category in HIGH_IMPACT)
+
+
+@pytest.mark.parametrize("letters", [True, False])
+def test_the_page_keyword_pass_answers_the_probe(letters: bool) -> None:
+    """A confirm step that reads the page's operations takes the probe's answer from that pass: the same answer,
+    but for a talk-down phrase in odd case (then the injection matcher runs and finds none), and the same
+    operations as the pass without the probe's words."""
+    rnd = random.Random(f"scan-probe-{letters}")
+    pieces = PIECES if letters else [piece for piece in PIECES if not re.search("[A-Za-z]", piece)]
+    kinds_seen = set()
+    for _ in range(600):
+        text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
+        scan, probe = MATCHERS.scan_page(text)
+        expected = MATCHERS.probe.find(text)
+        assert expected.currencies == currencies(text), text
+        assert probe is not None
+        assert replace(probe, injection=expected.injection, currencies=expected.currencies) == expected, text
+        assert probe.currencies in (None, expected.currencies), text
+        if probe.injection != expected.injection:
+            assert probe.injection and not MATCHERS.injection.find(text), text
+        kinds_seen |= {name for name, value in asdict(probe).items() if value}
+        assert scan.entries == PLAIN_PAGE.find(page_bytes(text)).entries, text
+        assert MATCHERS.scan_page(text, probe=False)[1] is None
+    assert kinds_seen >= {"injection", "unmodelled", "full_width", "plain_yuan", "yuan_plain"}
