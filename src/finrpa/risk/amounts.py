@@ -445,6 +445,7 @@ def largest_amount(
     plain_yuan: bool = False,
     yuan_plain: bool = False,
     currencies: frozenset[str] | None = None,
+    labels: tuple[tuple[int, int], ...] | None = None,
 ) -> tuple[AmountMention, Decimal] | None:
     """The amount a confirm step decides on in ``text``, with its CNY value: the largest labelled amount, else
     the largest; the first of equal ones. Amounts in a currency ``to_cny`` cannot price are left out.
@@ -452,15 +453,15 @@ def largest_amount(
     whether it holds a full-width digit, if the caller knows (a page probe reads them in one pass); and
     ``plain_yuan``: the caller knows that it holds none of :func:`not_plain_yuan_words`, ``yuan_plain``: none of
     those written with 元 (150万元, 壹佰元, 美元); ``currencies``: then the other currency words it holds, exactly as
-    written, if the caller knows."""
+    written, if the caller knows; ``labels``: where the matches of the money-label pattern are, if it knows."""
     if full_width is None or full_width:
         text = normalize_digits(text)
-        currencies = None  # read in the text as it was (normalising writes ￥ as ¥)
+        currencies = labels = None  # read in the text as it was (normalising writes ￥ as ¥)
     if unmodelled is None:
         unmodelled = _unmodelled(text)
     if text and unmodelled and not any(char in text for char in _ODD_LOWER_CASE):
         # Money labels only: the labelled amounts are read exactly around each label; if one is priced it wins.
-        labelled = _largest_labelled(text, codes, to_cny)
+        labelled = _largest_labelled(text, codes, to_cny, labels)
         if labelled is not None:
             return labelled
         unmodelled = False
@@ -481,22 +482,31 @@ _AFTER_NUMBER = 24  # characters read after a number near a label: spaces, a sca
 
 @lru_cache(maxsize=1)
 def _label_pattern() -> re.Pattern[str]:
-    return re.compile(literal_trie(any_case(list(_LABEL_WORDS))))
+    return re.compile(literal_trie(label_forms()))
 
 
-def _largest_labelled(text: str, codes: tuple[str, ...], to_cny: PriceFn) -> tuple[AmountMention, Decimal] | None:
+def label_forms() -> set[str]:
+    """The money labels in every case: what :func:`_largest_labelled` looks for."""
+    return any_case(list(_LABEL_WORDS))
+
+
+def _largest_labelled(
+    text: str, codes: tuple[str, ...], to_cny: PriceFn, labels: tuple[tuple[int, int], ...] | None = None
+) -> tuple[AmountMention, Decimal] | None:
     """The largest priced labelled amount (first of equals), or None when no label labels a priced amount.
 
     A number is labelled when it starts within :data:`_LABEL_REACH` characters after a label, so the exact scan
     of a window around each label (from :data:`_LABEL_BEFORE` characters before it to past the number that may
     start in its reach) finds every labelled amount with the same text and value as the scan of the whole text:
     everything that decides them lies inside. Overlapping windows are read as one; a statement page with a
-    金额 column header costs one short window instead of the exact scan of the page."""
+    金额 column header costs one short window instead of the exact scan of the page. ``labels``: the spans of the
+    label pattern's matches, if the caller found them."""
     windows: list[list[int]] = []
     length = len(text)
-    for match in _label_pattern().finditer(text):
-        start = max(0, match.start() - _LABEL_BEFORE)
-        end = match.end() + _LABEL_REACH + 8  # + 8: a label the regex passed over inside this one ("金额度")
+    spans = labels if labels is not None else [match.span() for match in _label_pattern().finditer(text)]
+    for label_start, label_end in spans:
+        start = max(0, label_start - _LABEL_BEFORE)
+        end = label_end + _LABEL_REACH + 8  # + 8: a label the regex passed over inside this one ("金额度")
         while end < length and text[end] in _NUMBER_CHARS:
             end += 1
         end += _AFTER_NUMBER

@@ -90,6 +90,7 @@ class Evidence:
             plain_yuan=self.page_probe.plain_yuan,
             yuan_plain=self.page_probe.yuan_plain,
             currencies=self.page_probe.currencies,
+            labels=self.page_probe.labels,
         )
         return None if found is None else PricedAmount(found[0], found[1], Location.PAGE_TEXT)
 

@@ -11,12 +11,13 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
+from operator import itemgetter
 
 import ahocorasick
 import yaml
 
 from finrpa.exceptions import ConfigurationError
-from finrpa.risk.amounts import UNMODELLED_WORDS, YUAN, any_case, literal_trie, not_plain_yuan_words
+from finrpa.risk.amounts import UNMODELLED_WORDS, YUAN, any_case, label_forms, literal_trie, not_plain_yuan_words
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.levels import RiskLevel
@@ -108,7 +109,7 @@ class DomainMatchers:
                 (entry for entry in entries if entry.category in HIGH_IMPACT),
                 {kind: {form for form in forms if not form[0].isascii()} for kind, forms in words.items()},
             ),
-            probe=PageProbe(words),
+            probe=PageProbe(words, label_forms()),
             ascii_probe=PageProbe(ascii_led),
             ascii_heads=frozenset(form[0] for forms in ascii_led.values() for form in forms if not form[0].isalpha()),
         )
@@ -118,13 +119,13 @@ class DomainMatchers:
         automaton pass (plus the ASCII-led probe words in a page that may hold one). The answer's ``injection``
         may also be set for a talk-down phrase in odd mixed case, which the injection matcher then does not find;
         the rest is exactly the probe's."""
-        scan = self.page.find(page_bytes(text))
+        scan = self.page.read(text)
         if not probe:
             return scan, None
         seen = set(scan.kinds)
         currencies: frozenset[str] | None = frozenset()
         if scan.letters or any(head in text for head in self.ascii_heads):
-            ascii_led, currencies = self.ascii_probe.read(text)
+            ascii_led, currencies, _ = self.ascii_probe.read(text)
             seen |= ascii_led
         if "other_currency" in scan.kinds:  # the automaton reads them in lower case: which, as written, is not known
             currencies = None
@@ -141,6 +142,7 @@ class ProbeResult:
     plain_yuan: bool = False  # none of not_plain_yuan_words: every amount is a number right before 元 (or none)
     yuan_plain: bool = False  # none of those written with 元: every 元 amount is a number right before it
     currencies: frozenset[str] | None = None  # the other currency words it holds as written (None: not read)
+    labels: tuple[tuple[int, int], ...] | None = None  # the money-label pattern's matches (None: not read)
 
 
 def probe_words(injection_forms: Set[str], not_plain_yuan: Set[str]) -> dict[str, frozenset[str]]:
@@ -164,7 +166,7 @@ class PageProbe:
     again, alone, in the spans matched — the answer is exactly whether the page holds one.
     """
 
-    def __init__(self, by_kind: Mapping[str, Set[str]]) -> None:
+    def __init__(self, by_kind: Mapping[str, Set[str]], labels: Set[str] = frozenset()) -> None:
         self._kinds: dict[str, frozenset[str]] = {}
         for kind, forms in by_kind.items():
             for form in forms:
@@ -173,70 +175,129 @@ class PageProbe:
         # those: a word matched holds the ones inside it, and one that starts inside it and ends after it is
         # looked for at that offset (``_overhangs``).
         currencies = frozenset(by_kind.get("other_currency", ()))
-        self._inside = {form: frozenset(word for word in currencies if word in form) for form in self._kinds}
+        self._inside = {
+            form: frozenset(part for part in _substrings(form) if part in currencies) for form in self._kinds
+        }
         starts = {word[:length] for word in currencies for length in range(1, len(word))}
         self._overhangs = {
             form: offsets
             for form in self._kinds
             if (offsets := tuple(offset for offset in range(1, len(form)) if form[offset:] in starts))
         }
-        self._currency = re.compile(literal_trie(currencies)) if currencies else None
+        # Money labels (words of the unmodelled kind): a label matched is where the label pattern matches, unless
+        # a label starts inside another word matched (then the label pattern is left to find them).
+        self._labels = frozenset(labels)
+        # The kinds (and "label") of word that can start inside each word, or at its start as a shorter one: only
+        # a match of such a word is looked into again ("USD", matched fifty times on a page, hides none).
+        word_kinds: dict[str, set[str]] = {}
+        start_kinds: dict[str, set[str]] = {}
+        for kind, group in {**by_kind, "label": self._labels}.items():
+            for word in group:
+                word_kinds.setdefault(word, set()).add(kind)
+                for length in range(1, len(word) + 1):
+                    start_kinds.setdefault(word[:length], set()).add(kind)
+        self._may_hide = {
+            form: hides for form in self._kinds if (hides := _hidden_kinds(form, word_kinds, start_kinds))
+        }
         # Factored by first character: the regex engine skips ahead to the characters that start one, and
         # there tries the few words that start with it.
         self._pattern = re.compile(literal_trie(set(self._kinds))) if self._kinds else None
-        self._alone = {
-            kind: (re.compile(literal_trie(forms)), max(map(len, forms))) for kind, forms in by_kind.items() if forms
-        }
+        # Each kind's words (and the labels, and the currency words) alone, for a look into a match that may hide
+        # one: compiled on first use (most pages never need one; compiling them all took most of the build).
+        self._groups = {kind: frozenset(forms) for kind, forms in by_kind.items() if forms}
+        self._alone_words = {**self._groups, "label": self._labels, "currency": currencies}
+        self._compiled: dict[str, tuple[re.Pattern[str], int]] = {}
 
     def find(self, text: str) -> ProbeResult:
-        seen, currencies = self.read(text)
-        return self.result(seen, currencies)
+        seen, currencies, labels = self.read(text)
+        return self.result(seen, currencies, labels)
 
     def seen(self, text: str) -> set[str]:
         """The kinds of word ``text`` holds."""
         return self.read(text)[0]
 
-    def read(self, text: str) -> tuple[set[str], frozenset[str] | None]:
-        """The kinds of word ``text`` holds, and the currency words of :meth:`ProbeResult.currencies` (None when
-        the pass stopped early, every kind being seen)."""
+    def read(self, text: str) -> tuple[set[str], frozenset[str] | None, tuple[tuple[int, int], ...] | None]:
+        """The kinds of word ``text`` holds, the currency words of :attr:`ProbeResult.currencies` and the label
+        spans of :attr:`ProbeResult.labels` (None when the pass stopped early, every kind being seen)."""
         seen: set[str] = set()
         if self._pattern is None:
-            return seen, frozenset()
-        spans: list[tuple[int, int]] = []
+            return seen, frozenset(), ()
+        spans: list[tuple[tuple[int, int], frozenset[str]]] = []  # the matches that may hide a word
         currencies: set[str] = set()
-        kinds, inside, overhangs = self._kinds, self._inside, self._overhangs
+        labels: list[tuple[int, int]] = []
+        kinds, inside, overhangs, label_forms, may_hide = (
+            self._kinds, self._inside, self._overhangs, self._labels, self._may_hide
+        )  # fmt: skip
         stopped = False
         for match in self._pattern.finditer(text):
             word = match.group()
             seen |= kinds[word]
-            spans.append(match.span())
+            if word in may_hide:
+                spans.append((match.span(), may_hide[word]))
+            if word in label_forms:
+                labels.append(match.span())
             currencies |= inside[word]
             if word in overhangs:
                 currencies |= self._overhanging(text, match.start(), overhangs[word])
-            if len(seen) == len(self._alone):
+            if len(seen) == len(self._groups):
                 stopped = True
                 break
-        for kind, (alone, longest) in self._alone.items():
-            if kind not in seen and any(self._starts_within(alone, longest, text, span) for span in spans):
+        for kind in self._groups:
+            if kind not in seen and any(
+                kind in hides and self._starts_within(*self._alone(kind), text, span) for span, hides in spans
+            ):
                 seen.add(kind)
-        return seen, None if stopped else frozenset(currencies)
+        if stopped:
+            return seen, None, None
+        return seen, frozenset(currencies), self._label_spans(text, spans, labels)
+
+    def _label_spans(
+        self, text: str, spans: list[tuple[tuple[int, int], frozenset[str]]], labels: list[tuple[int, int]]
+    ) -> tuple[tuple[int, int], ...] | None:
+        label_set = set(labels)
+        hidden = any(
+            self._starts_within(*self._alone("label"), text, span)
+            for span, hides in spans
+            if "label" in hides and span not in label_set
+        )  # a label inside another word (not a label): the probe's matches are not the label pattern's
+        return None if hidden else tuple(labels)
+
+    def _alone(self, key: str) -> tuple[re.Pattern[str], int]:
+        compiled = self._compiled.get(key)
+        if compiled is None:
+            words = self._alone_words[key]
+            compiled = self._compiled[key] = (re.compile(literal_trie(words)), max(map(len, words)))
+        return compiled
 
     def _overhanging(self, text: str, start: int, offsets: tuple[int, ...]) -> set[str]:
-        assert self._currency is not None
+        currency = self._alone("currency")[0]
         found: set[str] = set()
         for offset in offsets:
-            match = self._currency.match(text, start + offset)
+            match = currency.match(text, start + offset)
             if match is not None:  # the longest there; the shorter ones there are inside it
                 found |= self._inside[match.group()]
         return found
 
-    def result(self, seen: Set[str], currencies: frozenset[str] | None = None) -> ProbeResult:
-        """The answer for a page that holds words of the kinds ``seen`` (and the ``currencies``, if known)."""
-        yuan_plain = "yuan_written" in self._alone and "yuan_written" not in seen
+    def result(
+        self,
+        seen: Set[str],
+        currencies: frozenset[str] | None = None,
+        labels: tuple[tuple[int, int], ...] | None = None,
+    ) -> ProbeResult:
+        """The answer for a page that holds words of the kinds ``seen`` (and the ``currencies`` and ``labels``, if
+        known)."""
+        yuan_plain = "yuan_written" in self._groups and "yuan_written" not in seen
         plain_yuan = yuan_plain and "other_currency" not in seen
         known = currencies if yuan_plain and not plain_yuan else None
+        unmodelled = "unmodelled" in seen
         return ProbeResult(
-            "injection" in seen, "unmodelled" in seen, "full_width" in seen, plain_yuan, yuan_plain, known
+            "injection" in seen,
+            unmodelled,
+            "full_width" in seen,
+            plain_yuan,
+            yuan_plain,
+            known,
+            labels if unmodelled else None,
         )
 
     @staticmethod
@@ -299,7 +360,8 @@ class PageMatcher:
         by_term = _group_by_term(entries)
         self._automaton = ahocorasick.Automaton()
         # What a word found stands for: the entries of its term, and the kinds of flag (substrings reported
-        # only as "one was found", by kind) it is; one object per word, so its first end is recorded once.
+        # only as "one was found", by kind) it is. The automaton holds each word's index in ``_values``: the
+        # first end of each is recorded under that small int, with no call per match.
         values: dict[str, tuple[tuple[KeywordEntry, ...], frozenset[str]]] = {}
         for term, group in by_term.items():
             if not group[0].whole_word:
@@ -308,17 +370,23 @@ class PageMatcher:
             for form in forms:
                 group, kinds = values.get(page_bytes(form), ((), _NO_KINDS))
                 values[page_bytes(form)] = (group, kinds | {kind})
-        for word, value in values.items():
-            self._automaton.add_word(word, value)
+        self._values = list(values.values())
+        for index, word in enumerate(values):
+            self._automaton.add_word(word, index)
         self._has_automaton = len(self._automaton) > 0
         if self._has_automaton:
             self._automaton.make_automaton()
         words = {term: group for term, group in by_term.items() if group[0].whole_word}
         self._words = re.compile(_word_trie(set(words)), re.ASCII) if words else None
         # A whole word found also holds the shorter terms it starts with that end at a word boundary in it.
-        word_values = {term: (group, _NO_KINDS) for term, group in words.items()}
+        word_index = {term: len(self._values) + number for number, term in enumerate(words)}
+        self._values += [(group, _NO_KINDS) for group in words.values()]
         self._word_groups = {
-            term: [word_values[prefix] for prefix in words if term.startswith(prefix) and _ends_word(term, len(prefix))]
+            term: [
+                (word_index[prefix], len(prefix))
+                for prefix in words
+                if term.startswith(prefix) and _ends_word(term, len(prefix))
+            ]
             for term in words
         }
         # A whole word in the page leaves its letters side by side when everything but ASCII letters is taken
@@ -331,17 +399,29 @@ class PageMatcher:
     def find(self, encoded: str) -> PageScan:
         """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance (by where
         the first occurrence ends), the kinds of flag found, and whether the page holds an ASCII letter."""
-        first_end: dict[int, tuple[int, tuple[tuple[KeywordEntry, ...], frozenset[str]]]] = {}
+        return self._find(encoded, encoded.encode("latin-1").translate(None, _NOT_LETTERS))
+
+    def read(self, text: str) -> PageScan:
+        """:meth:`find` of ``page_bytes(text)``, encoding the page once (and lower-casing it only if it holds an
+        ASCII letter)."""
+        raw = text.encode("utf-8", "surrogatepass")
+        letters = raw.translate(None, _NOT_LETTERS)
+        if letters:
+            raw, letters = raw.lower(), letters.lower()
+        return self._find(raw.decode("latin-1"), letters)
+
+    def _find(self, encoded: str, letters: bytes) -> PageScan:
+        first_end: dict[int, int] = {}
         if self._has_automaton:
-            for end, value in self._automaton.iter(encoded):
-                if id(value) not in first_end:
-                    first_end[id(value)] = (end, value)
-        letters = encoded.encode("latin-1").translate(None, _NOT_LETTERS)
+            for end, index in self._automaton.iter(encoded):
+                if index not in first_end:
+                    first_end[index] = end
         if self._words is not None and self._may_hold_words(letters):
             self._find_words(encoded, first_end)
-        ordered = sorted(first_end.values(), key=lambda pair: pair[0])
-        kinds = frozenset().union(*(kinds for _, (_, kinds) in ordered if kinds))
-        return PageScan([entry for _, (group, _) in ordered for entry in group], kinds, bool(letters))
+        values = self._values
+        ordered = [values[index] for index, _ in sorted(first_end.items(), key=itemgetter(1))]
+        kinds = frozenset().union(*(kinds for _, kinds in ordered if kinds))
+        return PageScan([entry for group, _ in ordered for entry in group], kinds, bool(letters))
 
     def _may_hold_words(self, letters: bytes) -> bool:
         if not self._prefilter:
@@ -350,9 +430,7 @@ class PageMatcher:
             return True
         return any(word in letters for word in self._word_letters)
 
-    def _find_words(
-        self, encoded: str, first_end: dict[int, tuple[int, tuple[tuple[KeywordEntry, ...], frozenset[str]]]]
-    ) -> None:
+    def _find_words(self, encoded: str, first_end: dict[int, int]) -> None:
         assert self._words is not None
         search = self._words.search
         position = 0
@@ -361,10 +439,27 @@ class PageMatcher:
             position = start + 1
             if start and _is_word_char(encoded[start - 1]):
                 continue
-            for value in self._word_groups[match.group()]:
-                end = start + len(value[0][0].term) - 1
-                if id(value) not in first_end or first_end[id(value)][0] > end:
-                    first_end[id(value)] = (end, value)
+            for index, length in self._word_groups[match.group()]:
+                end = start + length - 1
+                if index not in first_end or first_end[index] > end:
+                    first_end[index] = end
+
+
+def _hidden_kinds(word: str, word_kinds: Mapping[str, Set[str]], start_kinds: Mapping[str, Set[str]]) -> frozenset[str]:
+    """The kinds of the words other than ``word`` that can start inside ``word`` (and end in it or after it), or at
+    its start as shorter ones; ``start_kinds``: the kinds of the words each string starts."""
+    kinds: set[str] = set()
+    for offset in range(len(word)):
+        tail = word[offset:]
+        if offset:
+            kinds |= start_kinds.get(tail, set())
+        for length in range(1, len(tail) + (1 if offset else 0)):
+            kinds |= word_kinds.get(tail[:length], set())
+    return frozenset(kinds)
+
+
+def _substrings(word: str) -> set[str]:
+    return {word[start:end] for start in range(len(word)) for end in range(start + 1, len(word) + 1)}
 
 
 def _case_forms(term: str) -> set[str]:

@@ -171,13 +171,14 @@ def page(rnd: random.Random, kind: str) -> str:
 @pytest.mark.parametrize("kind", list(PAGE_KINDS))
 def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None:
     rnd = random.Random(f"largest-{kind}")
-    plain_seen = apart_seen = written_seen = 0
+    plain_seen = apart_seen = written_seen = labels_seen = 0
     for _ in range(300):
         text = page(rnd, kind)
         probe = PROBE.find(text)
         plain_seen += probe.plain_yuan
         apart_seen += probe.yuan_plain and not probe.plain_yuan
         written_seen += probe.currencies is not None
+        labels_seen += probe.labels is not None and bool(probe.labels)
         for to_cny in (CONFIG.to_cny, no_jpy):
             expected = reference(text, to_cny)
             assert largest_amount(text, CODES, to_cny) == expected, text
@@ -190,10 +191,13 @@ def test_bulk_answer_equals_the_exact_scan_on_generated_pages(kind: str) -> None
                 plain_yuan=probe.plain_yuan,
                 yuan_plain=probe.yuan_plain,
                 currencies=probe.currencies,
+                labels=probe.labels,
             )
             assert probed == expected, text
     if kind == "plain_yuan":
         assert plain_seen == 300  # every page of this kind took the one-pass path
+    if kind == "labels":
+        assert labels_seen > 50  # the labels' windows from where the probe saw them
     if kind == "yuan_and_others":
         assert apart_seen > 150  # 元 amounts in one pass, the other currencies in another
         assert written_seen == apart_seen  # which currency words, as written: the passes look for only those

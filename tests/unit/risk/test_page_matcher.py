@@ -59,7 +59,9 @@ def test_page_pass_finds_what_a_plain_reading_finds(latin: int) -> None:
     rnd = random.Random(f"page-matcher-{latin}")
     for _ in range(300):
         text = page(rnd, latin)
-        check(text, MATCHER.find(page_bytes(text)).entries)
+        found = MATCHER.find(page_bytes(text))
+        check(text, found.entries)
+        assert MATCHER.read(text) == found  # encoded once, lower-cased only when it holds a letter
 
 
 def test_words_split_by_spaces_or_case_are_found_and_fragments_are_not() -> None:

@@ -10,7 +10,7 @@ from dataclasses import asdict, replace
 
 import pytest
 
-from finrpa.risk.amounts import _unmodelled, not_plain_yuan_words
+from finrpa.risk.amounts import _label_pattern, _unmodelled, not_plain_yuan_words
 from finrpa.risk.categories import HIGH_IMPACT, Category
 from finrpa.risk.config import RiskConfig
 from finrpa.risk.library import DomainMatchers, PageMatcher, ProbeResult, library_entries, page_bytes
@@ -26,6 +26,10 @@ def plain_yuan(text: str) -> bool:
 
 def yuan_plain(text: str) -> bool:
     return not any(word in text for word in NOT_PLAIN_YUAN if "元" in word)
+
+
+def label_spans(text: str) -> tuple[tuple[int, int], ...]:
+    return tuple(match.span() for match in _label_pattern().finditer(text))
 
 
 def currencies(text: str) -> frozenset[str] | None:
@@ -61,7 +65,8 @@ def currencies(text: str) -> frozenset[str] | None:
 )
 def test_probe_answers_what_the_separate_checks_answer(text: str, expected: ProbeResult) -> None:
     found = MATCHERS.probe.find(text)
-    assert found == expected
+    assert replace(found, labels=None) == expected
+    assert found.labels == (label_spans(text) if found.unmodelled else None)
     assert found.injection == bool(MATCHERS.injection.find(text))
     assert found.unmodelled == _unmodelled(text)
     assert found.plain_yuan == plain_yuan(text)
@@ -75,8 +80,10 @@ def test_a_word_hidden_inside_a_longer_match_of_another_kind_is_found() -> None:
     )
     matchers = DomainMatchers.build(library_entries("bank", config), CODES)
     # "本金额外说明" is matched as a talk-down phrase and consumes "金额", which starts inside it.
-    assert matchers.probe.find("请阅读本金额外说明") == ProbeResult(True, True, False, True, True)
-    assert matchers.probe.find("请阅读本金") == ProbeResult(False, True, False, True, True)
+    assert matchers.probe.find("请阅读本金额外说明") == ProbeResult(True, True, False, True, True)  # labels: not known
+    assert matchers.probe.find("请阅读本金") == ProbeResult(False, True, False, True, True, labels=((3, 5),))
+    # A label inside a label is passed over by the label pattern too: the probe's matches are its matches.
+    assert matchers.probe.find("总金额度 100") == ProbeResult(False, True, False, True, True, labels=((1, 3),))
     # "本金额外说明" also hides "万元" only if it held one; a 元 amount written with a scale inside a talk-down
     # phrase's span is still seen.
     hidden = DomainMatchers.build(
@@ -138,17 +145,23 @@ def test_the_page_keyword_pass_answers_the_probe(letters: bool) -> None:
     rnd = random.Random(f"scan-probe-{letters}")
     pieces = PIECES if letters else [piece for piece in PIECES if not re.search("[A-Za-z]", piece)]
     kinds_seen = set()
+    labels_known = 0
     for _ in range(600):
         text = "".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 12)))
         scan, probe = MATCHERS.scan_page(text)
         expected = MATCHERS.probe.find(text)
         assert expected.currencies == currencies(text), text
+        assert expected.labels in (None, label_spans(text) if expected.unmodelled else None), text
+        labels_known += expected.labels is not None and bool(expected.labels)
         assert probe is not None
-        assert replace(probe, injection=expected.injection, currencies=expected.currencies) == expected, text
+        assert replace(probe, injection=expected.injection, currencies=expected.currencies, labels=expected.labels) == (
+            expected
+        ), text
         assert probe.currencies in (None, expected.currencies), text
         if probe.injection != expected.injection:
             assert probe.injection and not MATCHERS.injection.find(text), text
         kinds_seen |= {name for name, value in asdict(probe).items() if value}
         assert scan.entries == PLAIN_PAGE.find(page_bytes(text)).entries, text
         assert MATCHERS.scan_page(text, probe=False)[1] is None
+    assert labels_known > 100
     assert kinds_seen >= {"injection", "unmodelled", "full_width", "plain_yuan", "yuan_plain"}
