@@ -173,16 +173,19 @@ class PageProbe:
                 self._kinds[form] = self._kinds.get(form, frozenset()) | {kind}
         # Which currency words (other than those with 元) a page holds, for the amount passes to look for only
         # those: a word matched holds the ones inside it, and one that starts inside it and ends after it is
-        # looked for at that offset (``_overhangs``).
+        # looked for at that offset (``_overhangs``), when the character after the match can continue one.
         currencies = frozenset(by_kind.get("other_currency", ()))
         self._inside = {
             form: frozenset(part for part in _substrings(form) if part in currencies) for form in self._kinds
         }
-        starts = {word[:length] for word in currencies for length in range(1, len(word))}
+        following: dict[str, set[str]] = {}  # a proper start of a currency word -> the characters that follow it
+        for word in currencies:
+            for length in range(1, len(word)):
+                following.setdefault(word[:length], set()).add(word[length])
         self._overhangs = {
-            form: offsets
+            form: (offsets, frozenset().union(*(following[form[offset:]] for offset in offsets)))
             for form in self._kinds
-            if (offsets := tuple(offset for offset in range(1, len(form)) if form[offset:] in starts))
+            if (offsets := tuple(offset for offset in range(1, len(form)) if form[offset:] in following))
         }
         # Money labels (words of the unmodelled kind): a label matched is where the label pattern matches, unless
         # a label starts inside another word matched (then the label pattern is left to find them).
@@ -237,8 +240,8 @@ class PageProbe:
             if word in label_forms:
                 labels.append(match.span())
             currencies |= inside[word]
-            if word in overhangs:
-                currencies |= self._overhanging(text, match.start(), overhangs[word])
+            if word in overhangs and text[match.end() : match.end() + 1] in overhangs[word][1]:
+                currencies |= self._overhanging(text, match.start(), overhangs[word][0])
             if len(seen) == len(self._groups):
                 stopped = True
                 break
@@ -371,8 +374,14 @@ class PageMatcher:
                 group, kinds = values.get(page_bytes(form), ((), _NO_KINDS))
                 values[page_bytes(form)] = (group, kinds | {kind})
         self._values = list(values.values())
+        self._found_words = list(values)
         for index, word in enumerate(values):
             self._automaton.add_word(word, index)
+        # Number characters no word holds are taken out of the page before the automaton reads it (a statement
+        # page is two-fifths digits and separators): the automaton then says which words the page may hold —
+        # taking characters out can join two words' halves — and where each first ends is read in the page itself.
+        held = set("".join(values))
+        self._skippable = bytes(byte for byte in b"0123456789,.-:/" if chr(byte) not in held)
         self._has_automaton = len(self._automaton) > 0
         if self._has_automaton:
             self._automaton.make_automaton()
@@ -399,7 +408,8 @@ class PageMatcher:
     def find(self, encoded: str) -> PageScan:
         """Every keyword entry in a page given as :func:`page_bytes`, in order of first appearance (by where
         the first occurrence ends), the kinds of flag found, and whether the page holds an ASCII letter."""
-        return self._find(encoded, encoded.encode("latin-1").translate(None, _NOT_LETTERS))
+        raw = encoded.encode("latin-1")
+        return self._find(encoded, raw, raw.translate(None, _NOT_LETTERS))
 
     def read(self, text: str) -> PageScan:
         """:meth:`find` of ``page_bytes(text)``, encoding the page once (and lower-casing it only if it holds an
@@ -408,14 +418,20 @@ class PageMatcher:
         letters = raw.translate(None, _NOT_LETTERS)
         if letters:
             raw, letters = raw.lower(), letters.lower()
-        return self._find(raw.decode("latin-1"), letters)
+        return self._find(raw.decode("latin-1"), raw, letters)
 
-    def _find(self, encoded: str, letters: bytes) -> PageScan:
+    def _find(self, encoded: str, raw: bytes, letters: bytes) -> PageScan:
         first_end: dict[int, int] = {}
         if self._has_automaton:
-            for end, index in self._automaton.iter(encoded):
-                if index not in first_end:
-                    first_end[index] = end
+            short = raw.translate(None, self._skippable).decode("latin-1") if self._skippable else encoded
+            words = self._found_words
+            located = []
+            for index in {index for _, index in self._automaton.iter(short)}:
+                start = encoded.find(words[index])
+                if start >= 0:  # not two halves joined
+                    located.append((start + len(words[index]) - 1, -len(words[index]), index))
+            for end, _, index in sorted(located):  # ending together: the longest first, as the automaton says
+                first_end[index] = end
         if self._words is not None and self._may_hold_words(letters):
             self._find_words(encoded, first_end)
         values = self._values

@@ -68,3 +68,10 @@ def test_words_split_by_spaces_or_case_are_found_and_fragments_are_not() -> None
     found = [entry.term for entry in MATCHER.find(page_bytes("请确认 Wire Transfer")).entries]
     assert found[0] == "wire" and set(found) == {"wire", "wire transfer", "transfer"}
     assert MATCHER.find(page_bytes("display repayment prepaid")).entries == []
+
+
+def test_words_joined_by_taking_digits_out_are_not_found_and_ties_list_the_longest_first() -> None:
+    """The automaton reads the page without its digits and separators: halves they separated are not a word."""
+    assert MATCHER.find(page_bytes("转1账 汇2,000.00款")).entries == []
+    found = [entry.term for entry in MATCHER.find(page_bytes("2024-01-02 跨行转账 100 元")).entries]
+    assert found[:2] == ["跨行转账", "转账"]  # both end at 账: the longer first
