@@ -17,7 +17,9 @@ again on the same page with a 金额 column header (labelled amounts are read ex
 with amounts in two currencies (the general amount pass instead of the one for plain 元 amounts). Target: median
 ≤ 1 ms. The page text is statement-like and dense (a risky keyword every ~8 characters, an amount every ~70).
 Each latency line also prints the median CPU time of the thread (``time.thread_time``), which a machine shared
-with other work inflates far less than the wall-clock median.
+with other work inflates far less than the wall-clock median. A machine reference is printed first — the median
+time of ``sum(range(10**6))``, which involves nothing of FinRPA — so figures from different machines or days can be
+set side by side (the latencies scale with it).
 
 Run: .venv/bin/python bench/bench_risk.py
 """
@@ -139,7 +141,18 @@ def page_text() -> str:
     return "\n".join(lines)[:PAGE_CHARS]
 
 
+def machine_reference() -> float:
+    """Median milliseconds of a fixed pure-Python workload (no FinRPA code): how fast this machine is right now."""
+    samples = []
+    for _ in range(21):
+        started = time.perf_counter()
+        sum(range(10**6))
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
 def latency() -> None:
+    print(f"\nMachine reference: sum(range(10**6)) median {machine_reference():.1f} ms")
     config = bench_config()
     assessor = RiskAssessor(config)
     text = page_text()
