@@ -374,7 +374,6 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
     reversed_markers = literal_trie(any_case([marker[::-1] for marker in markers]))
     reversed_other = literal_trie(any_case([marker[::-1] for marker in markers if not marker.endswith(YUAN)]))
     reversed_prefix = literal_trie(any_case([marker[::-1] for marker in prefix]))
-    reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
     mark = rf"[-/:]|\s?(?:{reversed_prefix})"
     backwards = _suffixed_pattern(reversed_markers, rf"(?=(?P<after>{mark})?)")
     return _BulkPatterns(
@@ -383,17 +382,22 @@ def _bulk_patterns(codes: tuple[str, ...]) -> _BulkPatterns:
         _suffixed_pattern(reversed_other),
         re.compile(rf"{YUAN}\s?\s?([0-9][0-9,.]*+)", re.ASCII),
         re.compile(mark, re.ASCII),
-        re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{reversed_scales})?\s?", re.ASCII),
+        re.compile(rf"(?P<marker>{reversed_markers})\s?(?P<scale>{_reversed_scales()})?\s?", re.ASCII),
         _prefixed_pattern(literal_trie(any_case(prefix))),
         {marker: _currency(marker, codes) or "CNY" for marker in markers},
         frozenset(marker[::-1] for marker in prefix),
     )
 
 
+@lru_cache(maxsize=1)
+def _reversed_scales() -> str:
+    """The scale words (万, k, million …) reversed, in any case, as a regex alternation."""
+    return literal_trie(any_case([name[::-1] for name in _SCALES]))
+
+
 def _suffixed_pattern(reversed_markers: str, after: str = "") -> re.Pattern[str]:
-    reversed_scales = literal_trie(any_case([name[::-1] for name in _SCALES]))
     return re.compile(
-        rf"(?P<rest>(?:{reversed_markers})\s?(?:{reversed_scales})?\s?)"
+        rf"(?P<rest>(?:{reversed_markers})\s?(?:{_reversed_scales()})?\s?)"
         rf"(?:(?P<num>[0-9][0-9,.]*+){after}|(?P<chinese>[{CHINESE_NUMERAL_CHARS}]))?",
         re.ASCII,
     )

@@ -215,10 +215,6 @@ class PageProbe:
         seen, currencies, labels = self.read(text)
         return self.result(seen, currencies, labels)
 
-    def seen(self, text: str) -> set[str]:
-        """The kinds of word ``text`` holds."""
-        return self.read(text)[0]
-
     def read(self, text: str) -> tuple[set[str], frozenset[str] | None, tuple[tuple[int, int], ...] | None]:
         """The kinds of word ``text`` holds, the currency words of :attr:`ProbeResult.currencies` and the label
         spans of :attr:`ProbeResult.labels` (None when the pass stopped early, every kind being seen)."""
