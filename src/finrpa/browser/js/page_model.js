@@ -29,33 +29,47 @@
 
   // --- change tracking -----------------------------------------------------------------------------
   const ours = (node) => node && node.nodeType === 1 && /^(X-PW-|FINRPA-)/.test(node.tagName);
-  const significant = (records) => {
+  // 0: every node of the list is FinRPA's own (or none), 1: a page text node, 2: a page element.
+  const foreignIn = (list) => {
+    let found = 0;
+    for (const n of list) {
+      if (ours(n)) continue;
+      if (n.nodeType === 1) return 2;
+      found = 1;
+    }
+    return found;
+  };
+  // One pass without allocating (a page being parsed delivers a record for every node the parser inserts):
+  // a change is any record of the page's own nodes; it is significant when it adds or removes a page element or
+  // changes one of SIG_ATTRS (the only attributes this observer watches).
+  const onMutations = (records) => {
+    let mine = false;
+    let significant = false;
     for (const r of records) {
+      if (ours(r.target)) continue;
       if (r.type === "attributes") {
-        if (!ours(r.target)) return true;
-        continue;
+        mine = significant = true;
+        break;
       }
       if (r.type !== "childList") continue;
-      for (const list of [r.addedNodes, r.removedNodes]) {
-        for (const n of list) if (n.nodeType === 1 && !ours(n)) return true;
+      const found = Math.max(foreignIn(r.addedNodes), foreignIn(r.removedNodes));
+      if (found === 0) continue;
+      mine = true;
+      if (found === 2) {
+        significant = true;
+        break;
       }
     }
-    return false;
-  };
-  const onMutations = (records) => {
-    const mine = records.filter((r) => !ours(r.target) &&
-      !(r.type === "childList" && [...r.addedNodes, ...r.removedNodes].every(ours)));
-    if (!mine.length) return;
+    if (!mine) return;
     state.changes += 1;
-    if (significant(mine)) state.epoch += 1;
+    if (significant) state.epoch += 1;
     const waiters = state.waiters;
     state.waiters = [];
     for (const w of waiters) w();
   };
   const sigObserver = new MutationObserver(onMutations);
   const anyObserver = new MutationObserver((records) => {
-    const mine = records.filter((r) => !ours(r.target));
-    if (!mine.length) return;
+    if (!records.some((r) => !ours(r.target))) return;
     state.changes += 1;
     const waiters = state.waiters;
     state.waiters = [];
