@@ -2,8 +2,13 @@
 and off) against the hand-written Playwright baseline doing the same clicks, interleaved in one run.
 
     python bench/bench_templates.py [--layout v1|v2] [--repeat 3] [--flows bank_statement,bank_payment] [--breakdown]
+                                    [--latency-ms 0]
 
 ``--breakdown`` also prints where each FinRPA run's time goes, by phase (bench/phases.py).
+
+``--latency-ms`` makes the sandbox answer every page and form request that much later (its own ``--latency-ms``), as
+a portal across a network does; the default 0 is the strictest comparison (a local portal answering at once, so
+FinRPA's fixed costs per step weigh most).
 
 Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
 ratios of medians measured side by side, not absolute times.
@@ -301,8 +306,8 @@ class PortalProcess:
     process its request handling would compete for the interpreter with the FinRPA run being measured, and not
     with the baseline (whose Python side is idle)."""
 
-    def __init__(self, layout: str, seed: int = 42) -> None:
-        self.layout, self.seed = layout, seed
+    def __init__(self, layout: str, seed: int = 42, latency_ms: int = 0) -> None:
+        self.layout, self.seed, self.latency_ms = layout, seed, latency_ms
         self.base_url = ""
         self._process: subprocess.Popen[bytes] | None = None
 
@@ -311,7 +316,8 @@ class PortalProcess:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         command = [sys.executable, "-m", "finrpa.cli", "sandbox", "--port", str(port), "--layout", self.layout]
-        self._process = subprocess.Popen([*command, "--seed", str(self.seed)], stdout=subprocess.DEVNULL)
+        command += ["--seed", str(self.seed), "--latency-ms", str(self.latency_ms)]
+        self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         self.base_url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
         while True:
@@ -331,10 +337,10 @@ class PortalProcess:
             self._process = None
 
 
-async def bench(layout: str, repeat: int, flows: list[str], breakdown: bool = False) -> None:
+async def bench(layout: str, repeat: int, flows: list[str], breakdown: bool = False, latency_ms: int = 0) -> None:
     chromium = locate_chromium()
     assert chromium is not None, "Chromium is needed"
-    with tempfile.TemporaryDirectory() as tmp, PortalProcess(layout) as sandbox:
+    with tempfile.TemporaryDirectory() as tmp, PortalProcess(layout, latency_ms=latency_ms) as sandbox:
         root = Path(tmp)
         (root / "var" / "uploads").mkdir(parents=True)
         settings = Settings(data_dir=root / "var")
@@ -358,7 +364,10 @@ async def bench(layout: str, repeat: int, flows: list[str], breakdown: bool = Fa
             }
             stop, active, poll = asyncio.Event(), asyncio.Event(), {"s": POLL_S[True]}
             approver = asyncio.create_task(approve_everything(app, org_id, stop, active, poll))
-            print(f"layout {layout}, {repeat} interleaved repeats per flow (median seconds; ratio to baseline)")
+            print(
+                f"layout {layout}, portal latency {latency_ms} ms per request, {repeat} interleaved repeats per flow "
+                "(median seconds; ratio to baseline)"
+            )
             print(f"targets: with screenshots <= {TARGET_SHOTS}x, without <= {TARGET_PLAIN}x")
             print(
                 f"{'flow':<24}{'baseline':>10}{'FinRPA+shots':>14}{'ratio':>8}{'FinRPA':>10}{'ratio':>8}"
@@ -457,8 +466,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--flows", default=",".join(TEMPLATES))
     parser.add_argument("--breakdown", action="store_true", help="also print where FinRPA's time goes, by phase")
+    parser.add_argument("--latency-ms", type=int, default=0, help="the sandbox's delay for every page and form request")
     args = parser.parse_args()
-    asyncio.run(bench(args.layout, args.repeat, args.flows.split(","), args.breakdown))
+    if args.latency_ms < 0:
+        raise SystemExit("--latency-ms must be 0 or more")
+    asyncio.run(bench(args.layout, args.repeat, args.flows.split(","), args.breakdown, args.latency_ms))
 
 
 if __name__ == "__main__":
