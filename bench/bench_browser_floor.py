@@ -3,12 +3,15 @@ bench_templates prints.
 
     python -m bench.bench_browser_floor [--repeat 5] [--flows bank_statement,bank_payment] [--shots 30]
 
-Part 1 runs the hand-written baseline scripts of bench/baseline, interleaved in one browser, in four kinds of
+Part 1 runs the hand-written baseline scripts of bench/baseline, interleaved in one browser, in five kinds of
 browser context: as bench_templates runs them; with FinRPA's page model installed as an init script (every run
 context has it: it counts DOM changes and answers snapshots, resolution and masking); with the run's egress
 allowlist enforced as FinRPA enforces it (a context route, built from the same EgressAllowlist, that aborts requests
-outside the portal's host; Playwright then pauses every request of the context to match it); and with both.
-Printed: median seconds per run and the ratio to the plain context, measured side by side.
+outside the portal's host; Playwright then pauses every request of the context to match it); with both; and, for
+comparison, the allowlist as Chromium's own proxy bypass list (the context's proxy is a local port nothing listens
+on, and the portal's host:port bypasses it: no request is paused, but FinRPA does not enforce egress this way, as a
+blocked request leaves no record of its URL). Printed: median seconds per run and the ratio to the plain context,
+measured side by side.
 
 Part 2 prices one evidence screenshot on the payment form, medians over ``--shots`` repeats: one protocol round
 trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page, a
@@ -21,17 +24,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bench.baseline.flows import FLOWS
 from bench.baseline.portal import login, open_menu
 from bench.bench_templates import PAGED, PortalProcess, read_pages
 from playwright.async_api import Browser, BrowserContext, Request, Route, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from finrpa.browser.egress import EgressAllowlist
 from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
@@ -39,20 +45,54 @@ from finrpa.browser.runtime import RunBrowser, RunBrowserConfig
 from finrpa.browser.screenshots import capture_with_state
 from finrpa.browser.script import page_model_js
 
-KINDS = ("plain", "page model", "egress route", "both")
+KINDS = ("plain", "page model", "egress route", "both", "proxy bypass")
 
 
 async def _abort(route: Route, request: Request) -> None:
     await route.abort("blockedbyclient")
 
 
+def _dead_port() -> socket.socket:
+    """A local port bound but not listening, held for the bench's lifetime: connecting to it is refused."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    return holder
+
+
+_DEAD = _dead_port()
+
+
 async def _context(browser: Browser, kind: str, base_url: str) -> BrowserContext:
-    context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
+    proxy: Any = None
+    if kind == "proxy bypass":
+        portal = urlsplit(base_url)
+        proxy = {"server": f"http://127.0.0.1:{_DEAD.getsockname()[1]}", "bypass": f"{portal.hostname}:{portal.port}"}
+    context = await browser.new_context(
+        accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900}, proxy=proxy
+    )
     if kind in ("page model", "both"):
         await context.add_init_script(page_model_js())
     if kind in ("egress route", "both"):
         await context.route(EgressAllowlist.build([base_url]).blocked_pattern(), _abort)
     return context
+
+
+async def check_blocking(browser: Browser, base_url: str) -> None:
+    """Every kind that enforces egress must refuse the same portal under another host name (localhost): the
+    comparison is between working blocks."""
+    portal = urlsplit(base_url)
+    outside = f"http://localhost:{portal.port}/bank/login"
+    for kind in ("egress route", "both", "proxy bypass"):
+        context = await _context(browser, kind, base_url)
+        page = await context.new_page()
+        try:
+            await page.goto(outside, timeout=5000)
+        except PlaywrightError:
+            pass
+        else:
+            raise SystemExit(f"the {kind!r} context loaded {outside}, outside its allowlist")
+        finally:
+            await context.close()
 
 
 async def run_flow(browser: Browser, flow: str, kind: str, base_url: str, folder: Path) -> float:
@@ -70,7 +110,7 @@ async def run_flow(browser: Browser, flow: str, kind: str, base_url: str, folder
 
 
 async def contexts(browser: Browser, base_url: str, flows: list[str], repeat: int, root: Path) -> dict[str, float]:
-    print(f"Part 1: baseline scripts in four kinds of context, {repeat} interleaved repeats (median seconds)")
+    print(f"Part 1: baseline scripts in five kinds of context, {repeat} interleaved repeats (median seconds)")
     print(f"{'flow':<24}" + "".join(f"{kind:>14}{'ratio':>7}" for kind in KINDS))
     plain_medians: dict[str, float] = {}
     counter = 0
@@ -148,6 +188,7 @@ async def bench(repeat: int, flows: list[str], shots: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, PortalProcess("v1") as sandbox:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=chromium.path, args=list(CHROMIUM_ARGS))
+            await check_blocking(browser, sandbox.base_url)
             medians = await contexts(browser, sandbox.base_url, flows, repeat, Path(tmp) / "runs")
             await screenshots(browser, sandbox.base_url, shots, Path(tmp), medians.get("bank_payment"))
             await browser.close()
