@@ -6,12 +6,11 @@ bench_templates prints.
 Part 1 runs the hand-written baseline scripts of bench/baseline, interleaved in one browser, in five kinds of
 browser context: as bench_templates runs them; with FinRPA's page model installed as an init script (every run
 context has it: it counts DOM changes and answers snapshots, resolution and masking); with the run's egress
-allowlist enforced as FinRPA enforces it (a context route, built from the same EgressAllowlist, that aborts requests
-outside the portal's host; Playwright then pauses every request of the context to match it); with both; and, for
-comparison, the allowlist as Chromium's own proxy bypass list (the context's proxy is a local port nothing listens
-on, and the portal's host:port bypasses it: no request is paused, but FinRPA does not enforce egress this way, as a
-blocked request leaves no record of its URL). Printed: median seconds per run and the ratio to the plain context,
-measured side by side.
+allowlist enforced as FinRPA enforces it (the allowlist as Chromium's proxy bypass list, every other request sent
+to a RefusingProxy: finrpa.browser.egress_proxy); with both, which is what a FinRPA run's context costs; and, for
+comparison, the allowlist enforced by a Playwright route over every request (FinRPA's earlier way: Playwright
+pauses each request of a routed context to match it). Each enforcing kind is first checked to refuse the portal
+under another host name. Printed: median seconds per run and the ratio to the plain context, measured side by side.
 
 Part 2 prices one evidence screenshot on the payment form, medians over ``--shots`` repeats: one protocol round
 trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page, a
@@ -24,11 +23,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import socket
+import functools
 import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -40,50 +40,49 @@ from playwright.async_api import Browser, BrowserContext, Request, Route, async_
 from playwright.async_api import Error as PlaywrightError
 
 from finrpa.browser.egress import EgressAllowlist
+from finrpa.browser.egress_proxy import RefusedRequest, RefusingProxy
 from finrpa.browser.locate import CHROMIUM_ARGS, locate_chromium
 from finrpa.browser.runtime import RunBrowser, RunBrowserConfig
 from finrpa.browser.screenshots import capture_with_state
 from finrpa.browser.script import page_model_js
 
-KINDS = ("plain", "page model", "egress route", "both", "proxy bypass")
+KINDS = ("plain", "page model", "egress proxy", "both", "egress route")
 
 
-async def _abort(route: Route, request: Request) -> None:
-    await route.abort("blockedbyclient")
+@dataclass(frozen=True)
+class Portal:
+    base_url: str
+    allowlist: EgressAllowlist
+    proxy_server: str  # a RefusingProxy's address
 
 
-def _dead_port() -> socket.socket:
-    """A local port bound but not listening, held for the bench's lifetime: connecting to it is refused."""
-    holder = socket.socket()
-    holder.bind(("127.0.0.1", 0))
-    return holder
+async def _route(portal: Portal, route: Route, request: Request) -> None:
+    if portal.allowlist.allows_url(request.url):
+        await route.fallback()
+    else:
+        await route.abort("blockedbyclient")
 
 
-_DEAD = _dead_port()
-
-
-async def _context(browser: Browser, kind: str, base_url: str) -> BrowserContext:
+async def _context(browser: Browser, kind: str, portal: Portal) -> BrowserContext:
     proxy: Any = None
-    if kind == "proxy bypass":
-        portal = urlsplit(base_url)
-        proxy = {"server": f"http://127.0.0.1:{_DEAD.getsockname()[1]}", "bypass": f"{portal.hostname}:{portal.port}"}
+    if kind in ("egress proxy", "both"):
+        proxy = {"server": portal.proxy_server, "bypass": portal.allowlist.proxy_bypass()}
     context = await browser.new_context(
         accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900}, proxy=proxy
     )
     if kind in ("page model", "both"):
         await context.add_init_script(page_model_js())
-    if kind in ("egress route", "both"):
-        await context.route(EgressAllowlist.build([base_url]).blocked_pattern(), _abort)
+    if kind == "egress route":
+        await context.route("**/*", functools.partial(_route, portal))
     return context
 
 
-async def check_blocking(browser: Browser, base_url: str) -> None:
+async def check_blocking(browser: Browser, portal: Portal) -> None:
     """Every kind that enforces egress must refuse the same portal under another host name (localhost): the
     comparison is between working blocks."""
-    portal = urlsplit(base_url)
-    outside = f"http://localhost:{portal.port}/bank/login"
-    for kind in ("egress route", "both", "proxy bypass"):
-        context = await _context(browser, kind, base_url)
+    outside = f"http://localhost:{urlsplit(portal.base_url).port}/bank/login"
+    for kind in ("egress proxy", "both", "egress route"):
+        context = await _context(browser, kind, portal)
         page = await context.new_page()
         try:
             await page.goto(outside, timeout=5000)
@@ -95,21 +94,21 @@ async def check_blocking(browser: Browser, base_url: str) -> None:
             await context.close()
 
 
-async def run_flow(browser: Browser, flow: str, kind: str, base_url: str, folder: Path) -> float:
+async def run_flow(browser: Browser, flow: str, kind: str, portal: Portal, folder: Path) -> float:
     """One baseline run in a context of ``kind``, timed like bench_templates times it (context open to close)."""
     spec = FLOWS[flow]
     params = spec.params(folder, 42)
     started = time.perf_counter()
-    context = await _context(browser, kind, base_url)
+    context = await _context(browser, kind, portal)
     page = await context.new_page()
-    await spec.runner("v1")(page, base_url, params)
+    await spec.runner("v1")(page, portal.base_url, params)
     if flow in PAGED:
         await read_pages(page, *PAGED[flow])
     await context.close()
     return time.perf_counter() - started
 
 
-async def contexts(browser: Browser, base_url: str, flows: list[str], repeat: int, root: Path) -> dict[str, float]:
+async def contexts(browser: Browser, portal: Portal, flows: list[str], repeat: int, root: Path) -> dict[str, float]:
     print(f"Part 1: baseline scripts in five kinds of context, {repeat} interleaved repeats (median seconds)")
     print(f"{'flow':<24}" + "".join(f"{kind:>14}{'ratio':>7}" for kind in KINDS))
     plain_medians: dict[str, float] = {}
@@ -122,7 +121,7 @@ async def contexts(browser: Browser, base_url: str, flows: list[str], repeat: in
                 counter += 1
                 folder = root / f"{flow}-{counter}"
                 folder.mkdir(parents=True)
-                times[kind].append(await run_flow(browser, flow, kind, base_url, folder))
+                times[kind].append(await run_flow(browser, flow, kind, portal, folder))
         medians = {kind: statistics.median(values) for kind, values in times.items()}
         plain_medians[flow] = medians["plain"]
         print(f"{flow:<24}" + "".join(f"{medians[k]:>14.3f}{medians[k] / medians['plain']:>6.2f}x" for k in KINDS))
@@ -138,10 +137,10 @@ async def _median_ms(repeat: int, step: Callable[[int], Awaitable[Any]]) -> floa
     return statistics.median(samples)
 
 
-async def screenshots(browser: Browser, base_url: str, repeat: int, root: Path, payment_run_s: float | None) -> None:
-    context = await _context(browser, "both", base_url)
+async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path, payment_run_s: float | None) -> None:
+    context = await _context(browser, "both", portal)
     page = await context.new_page()
-    await login(page, base_url, "bank", FLOWS["bank_payment"].params(root, 42), "v1")
+    await login(page, portal.base_url, "bank", FLOWS["bank_payment"].params(root, 42), "v1")
     await open_menu(page, "对公付款")
     run = await RunBrowser.adopt(page, RunBrowserConfig(run_id="bench-floor", downloads_dir=root / "downloads"))
     tab = run.active_tab
@@ -188,9 +187,14 @@ async def bench(repeat: int, flows: list[str], shots: int) -> None:
     with tempfile.TemporaryDirectory() as tmp, PortalProcess("v1") as sandbox:
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(executable_path=chromium.path, args=list(CHROMIUM_ARGS))
-            await check_blocking(browser, sandbox.base_url)
-            medians = await contexts(browser, sandbox.base_url, flows, repeat, Path(tmp) / "runs")
-            await screenshots(browser, sandbox.base_url, shots, Path(tmp), medians.get("bank_payment"))
+            refused: list[RefusedRequest] = []
+            proxy = RefusingProxy(refused.append)
+            allowlist = EgressAllowlist.build([sandbox.base_url])
+            portal = Portal(sandbox.base_url, allowlist, await proxy.start())
+            await check_blocking(browser, portal)
+            medians = await contexts(browser, portal, flows, repeat, Path(tmp) / "runs")
+            await screenshots(browser, portal, shots, Path(tmp), medians.get("bank_payment"))
+            await proxy.close()
             await browser.close()
 
 

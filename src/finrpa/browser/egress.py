@@ -7,7 +7,6 @@ not allowed unless listed. Non-network schemes (data:, blob:, about:) never leav
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -39,6 +38,11 @@ def _parse_entry(text: str) -> AllowEntry:
         if not parts.hostname:
             raise InvalidActionError(f"Allowlist entry {text!r} has no host; give a URL or a host name.")
         return AllowEntry(parts.hostname, parts.port)
+    if raw.startswith("["):  # an IPv6 address, with or without a port: [::1] or [::1]:8600
+        bracketed, _, port = raw[1:].partition("]")
+        if port and not (port.startswith(":") and port[1:].isdigit()):
+            raise InvalidActionError(f"Allowlist entry {text!r} is not [IPv6] or [IPv6]:port.")
+        return AllowEntry(bracketed, int(port[1:]) if port else None)
     wildcard = raw.startswith("*.")
     raw = raw.removeprefix("*.")
     host, _, port = raw.rpartition(":") if raw.count(":") == 1 else (raw, "", "")
@@ -74,20 +78,17 @@ class EgressAllowlist:
             return False
         return any(entry.allows(host, port) for entry in self.entries)
 
-    def blocked_pattern(self) -> re.Pattern[str]:
-        """A regex matching network URLs outside the allowlist (evaluated inside the browser driver)."""
-        allowed = "|".join(self._entry_regex(e) for e in self.entries) or "(?!)"
-        return re.compile(rf"^(?!(?:data|blob|about):)(?!(?:https?|wss?)://(?:[^/?#@]*@)?(?:{allowed})(?:[/?#]|$))")
-
-    @staticmethod
-    def _entry_regex(entry: AllowEntry) -> str:
-        host = re.escape(entry.host)
-        if entry.wildcard:
-            host = r"[^/?#@:]+\." + host
-        port = rf":{entry.port}" if entry.port is not None else r"(?::\d+)?"
-        if entry.port in (80, 443):
-            port = rf"(?::{entry.port})?"
-        return host + port
+    def proxy_bypass(self) -> str:
+        """The allowlist as Chromium's proxy bypass list: these hosts connect directly, every other request of
+        the context goes to the run's refusing proxy (:mod:`finrpa.browser.egress_proxy`). It starts with
+        ``<-loopback>``: Chromium would otherwise let every loopback address bypass the proxy, and the driver adds
+        that rule itself only when no entry is a bare loopback host."""
+        rules = ["<-loopback>"]
+        for entry in self.entries:
+            host = f"[{entry.host}]" if ":" in entry.host else entry.host
+            rule = f"*.{host}" if entry.wildcard else host
+            rules.append(f"{rule}:{entry.port}" if entry.port is not None else rule)
+        return ",".join(rules)
 
     def hosts(self) -> list[str]:
         return [("*." if e.wildcard else "") + e.host + (f":{e.port}" if e.port else "") for e in self.entries]

@@ -22,8 +22,6 @@ from playwright.async_api import (
     Download,
     Page,
     Playwright,
-    Request,
-    Route,
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
@@ -31,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from finrpa.browser.downloads import DownloadedFile, save_download
 from finrpa.browser.egress import EgressAllowlist
+from finrpa.browser.egress_proxy import RefusedRequest, RefusingProxy
 from finrpa.browser.errors import BrowserUnavailableError, DownloadRejectedError, InvalidActionError
 from finrpa.browser.events import (
     BrowserEvent,
@@ -192,6 +191,7 @@ class RunBrowser:
         self._closed = False
         self._tasks: set[asyncio.Task[object]] = set()
         self._owns_context = True
+        self._proxy: RefusingProxy | None = None  # the context's egress proxy, when this run opened the context
 
     @classmethod
     async def open(
@@ -206,19 +206,32 @@ class RunBrowser:
             raise InvalidActionError(f"The saved session {storage} does not exist; start without it.")
         restored = storage.to_playwright() if isinstance(storage, SessionState) else storage
         width, height = config.viewport
-        context = await browser.new_context(
-            locale=config.locale,
-            timezone_id=config.timezone_id,
-            viewport={"width": width, "height": height},
-            accept_downloads=True,
-            storage_state=restored,
-            service_workers="block",
-        )
         allowlist = EgressAllowlist.build(config.portal_urls, config.extra_hosts)
+        # Egress is enforced by the context's network stack: allowed hosts bypass the proxy, everything else
+        # reaches the run's refusing proxy, which reports it (see finrpa.browser.egress_proxy).
+        refusals: list[RefusedRequest] = []
+        proxy = RefusingProxy(refusals.append)
+        server = await proxy.start()
+        try:
+            context = await browser.new_context(
+                locale=config.locale,
+                timezone_id=config.timezone_id,
+                viewport={"width": width, "height": height},
+                accept_downloads=True,
+                storage_state=restored,
+                service_workers="block",
+                proxy={"server": server, "bypass": allowlist.proxy_bypass()},
+            )
+        except BaseException:
+            await proxy.close()
+            raise
         run = cls(context, config, allowlist, event_sink, on_close)
+        run._proxy = proxy
+        proxy.report_to(run._refused)
+        for request in refusals:
+            run._refused(request)
         config.downloads_dir.mkdir(parents=True, exist_ok=True)
         await context.add_init_script(page_model_js())
-        await context.route(allowlist.blocked_pattern(), run._block_request)
         context.on("page", run._adopt_page)
         return run
 
@@ -248,23 +261,16 @@ class RunBrowser:
         if self._sink is not None:
             self._sink(event)
 
-    async def _block_request(self, route: Route, request: Request) -> None:
-        if self.allowlist.allows_url(request.url):
-            await route.fallback()
-            return
-        navigation = request.is_navigation_request()
-        host = _host_of(request.url)
+    def _refused(self, request: RefusedRequest) -> None:
         self.emit(
             EgressBlocked(
                 run_id=self.config.run_id,
-                url=_short(request.url),
-                host=host,
+                url=request.url,
+                host=request.host,
                 resource_type=request.resource_type,
-                navigation=navigation,
+                navigation=request.navigation,
             )
         )
-        with contextlib.suppress(PlaywrightError):
-            await route.abort("blockedbyclient")
 
     # -- tabs -----------------------------------------------------------------------------------------
     async def new_tab(self, url: str | None = None) -> Tab:
@@ -416,17 +422,13 @@ class RunBrowser:
         if self._owns_context:
             with contextlib.suppress(PlaywrightError):
                 await self.context.close()
+        if self._proxy is not None:
+            await self._proxy.close()
         self._on_close(self)
 
     @property
     def closed(self) -> bool:
         return self._closed
-
-
-def _host_of(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    return (urlsplit(url).hostname or "").lower()
 
 
 def _short(url: str, limit: int = 300) -> str:

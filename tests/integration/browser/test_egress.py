@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -17,6 +19,7 @@ from finrpa.browser import (
     WaitFor,
 )
 from tests.fixtures.browser import StaticSite
+from tests.unit.browser.test_egress_allowlist import CASES
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
@@ -67,3 +70,63 @@ async def test_loopback_is_not_allowed_unless_listed(
             await Controller(run, screenshots=False).navigate(static_site.url("home.html"))
     finally:
         await run.close()
+
+
+# The browser's own reading of the bypass list must agree with EgressAllowlist.allows_url on the unit CASES: every
+# request to a host outside the list reaches the refusing proxy (and is reported), every allowed one goes direct.
+# The cases' hosts become ``*.localhost`` names, which resolve to loopback inside Chromium: nothing here asks a DNS
+# server or leaves the machine. URLs with credentials are left out (Chromium refuses to request them at all).
+_LOCAL = {".example.com": ".localhost", ".example.net": ".localhost", ".evil.io": ".evil.localhost"}
+
+
+def _local(url: str) -> str:
+    for domain, local in _LOCAL.items():
+        url = url.replace(domain, local)
+    return url
+
+
+BYPASS_CASES = [
+    (_local(url), allowed)
+    for url, allowed in CASES
+    if url.split(":", 1)[0] in ("http", "https", "ws", "wss") and "@" not in url
+]
+_REQUEST = """url => new Promise(done => {
+  setTimeout(done, 3000);
+  if (url.startsWith("ws")) {
+    const socket = new WebSocket(url);
+    socket.onerror = socket.onopen = () => { socket.close(); done(); };
+  } else {
+    fetch(url, { mode: "no-cors" }).then(done, done);
+  }
+})"""
+
+
+async def test_the_browser_sends_exactly_the_blocked_hosts_to_the_refusing_proxy(
+    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+) -> None:
+    seen: list[BrowserEvent] = []
+    site_port = static_site.base_url.rsplit(":", 1)[1]
+    config = RunBrowserConfig(
+        run_id="egress-bypass",
+        downloads_dir=tmp_path,
+        portal_urls=[_local("https://ebank.example.com/login")],
+        extra_hosts=["127.0.0.1:8600", _local("*.cdn.example.net"), f"127.0.0.1:{site_port}"],
+    )
+    run = await browser_manager.new_run(config, event_sink=seen.append)
+    try:
+        controller = Controller(run, screenshots=False)
+        await controller.navigate(static_site.url("home.html"))
+        page = run.active_tab.page
+        await asyncio.gather(*(page.evaluate(_REQUEST, url) for url, _ in BYPASS_CASES))
+    finally:
+        await run.close()
+
+    def endpoint(url: str) -> tuple[str, int]:
+        parts = urlsplit(url if "://" in url else f"//{url}")
+        return (parts.hostname or ""), parts.port or {"https": 443, "wss": 443}.get(parts.scheme, 80)
+
+    assert len(BYPASS_CASES) >= 10
+
+    reported = {endpoint(e.url) for e in seen if isinstance(e, EgressBlocked)}
+    assert reported == {endpoint(url) for url, allowed in BYPASS_CASES if not allowed}
+    assert all(run.allowlist.allows_url(url) is allowed for url, allowed in BYPASS_CASES)
