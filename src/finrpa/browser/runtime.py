@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
+from typing import Literal
+from urllib.parse import urlsplit
 
 from playwright.async_api import (
     Browser,
@@ -22,6 +25,9 @@ from playwright.async_api import (
     Download,
     Page,
     Playwright,
+    Request,
+    Route,
+    WebSocketRoute,
     async_playwright,
 )
 from playwright.async_api import Error as PlaywrightError
@@ -45,6 +51,18 @@ from finrpa.browser.locate import CHROMIUM_ARGS, MISSING_CHROMIUM_HELP, locate_c
 from finrpa.browser.script import page_model_js
 from finrpa.browser.session_state import SessionState
 from finrpa.config import Settings
+
+# How a run context enforces its egress allowlist. "proxy": the allowlist is the context's proxy bypass list and the
+# run's RefusingProxy refuses the rest (no allowed request is paused). "route": a Playwright route over every request
+# aborts the refused ones and lets the rest go the way the browser sends them; used when the worker reaches the
+# network through an outbound proxy named in its environment, which a context proxy would bypass.
+EgressMode = Literal["proxy", "route"]
+_PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy")
+
+
+def environment_proxy() -> bool:
+    """True when the environment names an outbound proxy (Chromium on a server follows these variables)."""
+    return any(os.environ.get(name) for name in _PROXY_VARIABLES)
 
 
 class RunBrowserConfig(BaseModel):
@@ -78,11 +96,15 @@ class BrowserManager:
         headless: bool = True,
         extra_args: tuple[str, ...] = (),
         launch_timeout_s: float = 30.0,
+        egress: EgressMode | None = None,
     ) -> None:
         self._chromium_path = chromium_path
         self._headless = headless
         self._extra_args = extra_args
         self._launch_timeout_s = launch_timeout_s
+        # How run contexts enforce their allowlist (see EgressMode); decided when Chromium starts, from the same
+        # environment it reads its own outbound proxy from.
+        self.egress: EgressMode | None = egress
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
         self._runs: set[RunBrowser] = set()
@@ -99,6 +121,8 @@ class BrowserManager:
         location = locate_chromium(self._chromium_path)
         if location is None:
             raise BrowserUnavailableError(MISSING_CHROMIUM_HELP)
+        if self.egress is None:
+            self.egress = "route" if environment_proxy() else "proxy"
         self._playwright = await async_playwright().start()
         try:
             self._browser = await self._playwright.chromium.launch(
@@ -123,7 +147,9 @@ class BrowserManager:
 
     async def new_run(self, config: RunBrowserConfig, *, event_sink: EventSink | None = None) -> RunBrowser:
         """A fresh context for one run (never shared, never reused)."""
-        run = await RunBrowser.open(self.browser, config, event_sink, on_close=self._runs.discard)
+        run = await RunBrowser.open(
+            self.browser, config, event_sink, on_close=self._runs.discard, egress=self.egress or "proxy"
+        )
         self._runs.add(run)
         return run
 
@@ -200,6 +226,8 @@ class RunBrowser:
         config: RunBrowserConfig,
         event_sink: EventSink | None,
         on_close: Callable[[RunBrowser], None],
+        *,
+        egress: EgressMode = "proxy",
     ) -> RunBrowser:
         storage = config.storage_state
         if isinstance(storage, Path) and not storage.is_file():
@@ -210,8 +238,8 @@ class RunBrowser:
         # Egress is enforced by the context's network stack: allowed hosts bypass the proxy, everything else
         # reaches the run's refusing proxy, which reports it (see finrpa.browser.egress_proxy).
         refusals: list[RefusedRequest] = []
-        proxy = RefusingProxy(refusals.append)
-        server = await proxy.start()
+        proxy = RefusingProxy(refusals.append) if egress == "proxy" else None
+        server = await proxy.start() if proxy is not None else None
         try:
             context = await browser.new_context(
                 locale=config.locale,
@@ -220,18 +248,23 @@ class RunBrowser:
                 accept_downloads=True,
                 storage_state=restored,
                 service_workers="block",
-                proxy={"server": server, "bypass": allowlist.proxy_bypass()},
+                proxy={"server": server, "bypass": allowlist.proxy_bypass()} if server is not None else None,
             )
         except BaseException:
-            await proxy.close()
+            if proxy is not None:
+                await proxy.close()
             raise
         run = cls(context, config, allowlist, event_sink, on_close)
         run._proxy = proxy
-        proxy.report_to(run._refused)
+        if proxy is not None:
+            proxy.report_to(run._refused)
         for request in refusals:
             run._refused(request)
         config.downloads_dir.mkdir(parents=True, exist_ok=True)
         await context.add_init_script(page_model_js())
+        if proxy is None:  # every request passes the route, which lets the allowed ones go on to the outbound proxy
+            await context.route("**/*", run._route_request)
+            await context.route_web_socket(lambda _url: True, run._route_web_socket)
         context.on("page", run._adopt_page)
         return run
 
@@ -260,6 +293,31 @@ class RunBrowser:
             del self.events[:500]
         if self._sink is not None:
             self._sink(event)
+
+    async def _route_request(self, route: Route, request: Request) -> None:
+        if self.allowlist.allows_url(request.url):
+            await route.fallback()
+            return
+        self._refused(
+            RefusedRequest(
+                url=_short(request.url),
+                host=(urlsplit(request.url).hostname or "").lower(),
+                resource_type=request.resource_type,
+                navigation=request.is_navigation_request(),
+            )
+        )
+        with contextlib.suppress(PlaywrightError):
+            await route.abort("blockedbyclient")
+
+    async def _route_web_socket(self, socket: WebSocketRoute) -> None:
+        """Routes do not see WebSockets: an allowed one is connected through, a refused one closed unopened."""
+        if self.allowlist.allows_url(socket.url):
+            socket.connect_to_server()
+            return
+        parts = urlsplit(socket.url)
+        self._refused(RefusedRequest(_short(socket.url), (parts.hostname or "").lower(), "websocket", False))
+        with contextlib.suppress(PlaywrightError):
+            await socket.close(code=1008, reason="outside the run's allowed hosts")
 
     def _refused(self, request: RefusedRequest) -> None:
         self.emit(

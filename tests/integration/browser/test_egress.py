@@ -1,12 +1,16 @@
-"""Requests to hosts outside a run's allowlist are aborted in the browser and reported as events."""
+"""Requests to hosts outside a run's allowlist are aborted in the browser and reported as events — in both ways a
+context can enforce it: its refusing proxy (the default) and a route over every request (when the worker reaches
+the network through an outbound proxy named in its environment)."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+import pytest_asyncio
 
 from finrpa.browser import (
     BrowserEvent,
@@ -18,18 +22,31 @@ from finrpa.browser import (
     RunBrowserConfig,
     WaitFor,
 )
+from finrpa.browser.locate import locate_chromium
+from finrpa.browser.runtime import EgressMode
 from tests.fixtures.browser import StaticSite
 from tests.unit.browser.test_egress_allowlist import CASES
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["proxy", "route"])
+async def egress_manager(request: pytest.FixtureRequest) -> AsyncIterator[BrowserManager]:
+    if locate_chromium() is None:
+        pytest.skip("Chromium is not installed")
+    mode: EgressMode = request.param
+    manager = BrowserManager(egress=mode)
+    await manager.start()
+    yield manager
+    await manager.close()
+
+
 async def test_subresource_and_fetch_to_other_hosts_are_blocked_and_reported(
-    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+    egress_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
 ) -> None:
     seen: list[BrowserEvent] = []
     config = RunBrowserConfig(run_id="egress", downloads_dir=tmp_path, portal_urls=[static_site.url("egress.html")])
-    run = await browser_manager.new_run(config, event_sink=seen.append)
+    run = await egress_manager.new_run(config, event_sink=seen.append)
     try:
         controller = Controller(run, screenshots=False)
         await controller.navigate(static_site.url("egress.html"))
@@ -45,11 +62,11 @@ async def test_subresource_and_fetch_to_other_hosts_are_blocked_and_reported(
 
 
 async def test_navigating_outside_the_allowlist_is_refused_before_the_browser_goes(
-    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+    egress_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
 ) -> None:
     seen: list[BrowserEvent] = []
     config = RunBrowserConfig(run_id="egress-nav", downloads_dir=tmp_path, portal_urls=[static_site.base_url])
-    run = await browser_manager.new_run(config, event_sink=seen.append)
+    run = await egress_manager.new_run(config, event_sink=seen.append)
     try:
         controller = Controller(run, screenshots=False)
         with pytest.raises(EgressDeniedError, match="localhost is outside this run's allowed hosts"):
@@ -61,10 +78,10 @@ async def test_navigating_outside_the_allowlist_is_refused_before_the_browser_go
 
 
 async def test_loopback_is_not_allowed_unless_listed(
-    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+    egress_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
 ) -> None:
     config = RunBrowserConfig(run_id="egress-none", downloads_dir=tmp_path, portal_urls=["https://bank.example.com"])
-    run = await browser_manager.new_run(config)
+    run = await egress_manager.new_run(config)
     try:
         with pytest.raises(EgressDeniedError):
             await Controller(run, screenshots=False).navigate(static_site.url("home.html"))
@@ -101,8 +118,8 @@ _REQUEST = """url => new Promise(done => {
 })"""
 
 
-async def test_the_browser_sends_exactly_the_blocked_hosts_to_the_refusing_proxy(
-    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+async def test_the_browser_refuses_exactly_the_hosts_outside_the_allowlist(
+    egress_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
 ) -> None:
     seen: list[BrowserEvent] = []
     site_port = static_site.base_url.rsplit(":", 1)[1]
@@ -112,7 +129,7 @@ async def test_the_browser_sends_exactly_the_blocked_hosts_to_the_refusing_proxy
         portal_urls=[_local("https://ebank.example.com/login")],
         extra_hosts=["127.0.0.1:8600", _local("*.cdn.example.net"), f"127.0.0.1:{site_port}"],
     )
-    run = await browser_manager.new_run(config, event_sink=seen.append)
+    run = await egress_manager.new_run(config, event_sink=seen.append)
     try:
         controller = Controller(run, screenshots=False)
         await controller.navigate(static_site.url("home.html"))

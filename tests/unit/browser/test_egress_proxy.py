@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from finrpa.browser.egress_proxy import RefusedRequest, RefusingProxy, parse_head
+from finrpa.browser.runtime import environment_proxy
 
 
 def _head(*lines: str) -> bytes:
@@ -80,3 +81,13 @@ async def test_the_proxy_reports_and_refuses_and_never_forwards() -> None:
     assert [r.host for r in seen] == ["exfil.example.com"]
     with pytest.raises(OSError):  # closed: the browser's connection is refused, so egress fails closed
         await asyncio.open_connection(host, int(port))
+
+
+def test_an_outbound_proxy_in_the_environment_means_egress_by_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chromium follows these variables; a context proxy would bypass that outbound proxy, so the manager then
+    # enforces the allowlist with a route instead (both ways: tests/integration/browser/test_egress.py).
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    assert not environment_proxy()
+    monkeypatch.setenv("https_proxy", "http://proxy.bank.internal:3128")
+    assert environment_proxy()
