@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import os
 from collections.abc import Awaitable, Callable
@@ -320,15 +321,7 @@ class RunBrowser:
             await socket.close(code=1008, reason="outside the run's allowed hosts")
 
     def _refused(self, request: RefusedRequest) -> None:
-        self.emit(
-            EgressBlocked(
-                run_id=self.config.run_id,
-                url=request.url,
-                host=request.host,
-                resource_type=request.resource_type,
-                navigation=request.navigation,
-            )
-        )
+        self.emit(EgressBlocked(run_id=self.config.run_id, **dataclasses.asdict(request)))
 
     # -- tabs -----------------------------------------------------------------------------------------
     async def new_tab(self, url: str | None = None) -> Tab:
