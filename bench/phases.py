@@ -30,6 +30,9 @@ PHASES: tuple[tuple[str, int, str, str], ...] = (
     ("act and verify the effect", 2, "finrpa.browser.controller", "Controller._dispatch"),
     ("before-shots", 2, "finrpa.browser.controller", "capture"),
     ("after-shots", 2, "finrpa.browser.controller", "capture_with_state"),
+    ("wait for the last masks to come down", 3, "finrpa.browser.screenshots", "masks_removed"),
+    ("paint the masks", 3, "finrpa.browser.screenshots", "_paint_masks"),
+    ("the PNG from the browser", 3, "finrpa.browser.screenshots", "_png"),
     ("approval gate (risk, request, wait)", 1, "finrpa.runs.gate", "ApprovalGate.check"),
     ("journal commits (events, checkpoint, audit)", 0, "finrpa.runs.journal_sql", "SqlJournal.commit"),
 )

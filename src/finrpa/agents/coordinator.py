@@ -98,6 +98,7 @@ class AgentCoordinator:
         self.audit_callback = audit_callback
         self.parallel = parallel
         self._commit_lock = asyncio.Lock()
+        self._started_ahead: str | None = None  # a subtask whose start was committed with the previous outcome
 
     async def emit(
         self, events: Sequence[NewEvent], *, error: str | None = None, result: dict[str, Any] | None = None
@@ -128,20 +129,18 @@ class AgentCoordinator:
         return self.state
 
     def _ready(self) -> list[SubTask]:
-        done = {SubTaskStatus.SUCCESS, SubTaskStatus.SKIPPED}
-        by_id = {subtask.subtask_id: subtask for subtask in self.state.plan.subtasks}
-        return [
-            subtask
-            for subtask in self.state.plan.subtasks
-            if subtask.status in (SubTaskStatus.PENDING, SubTaskStatus.RUNNING)
-            and all(by_id[dep].status in done for dep in subtask.depends_on if dep in by_id)
-        ]
+        return _ready(self.state)
 
     async def _run_subtask(self, subtask: SubTask) -> None:
-        attempt = subtask.attempts + 1
-        await self.emit([NewEvent(EventType.SUBTASK_STARTED, {"subtask_id": subtask.subtask_id, "attempt": attempt})])
+        if self._started_ahead == subtask.subtask_id:
+            attempt = subtask.attempts  # its start was committed with the previous step's outcome
+        else:
+            attempt = subtask.attempts + 1
+            started = {"subtask_id": subtask.subtask_id, "attempt": attempt}
+            await self.emit([NewEvent(EventType.SUBTASK_STARTED, started)])
+        self._started_ahead = None
         outcome = await self._execute(subtask.subtask_id)
-        await self._settle(subtask.subtask_id, outcome, attempt)
+        await self._settle(subtask.subtask_id, outcome, attempt, then=True)
         if not outcome.success:
             await self._handle_failure(self.state.plan.subtask(subtask.subtask_id), outcome, attempt)
 
@@ -179,11 +178,17 @@ class AgentCoordinator:
         outcome.duration_ms = outcome.duration_ms or int((time.perf_counter() - started) * 1000)
         return outcome
 
-    async def _settle(self, subtask_id: str, outcome: ExecutionOutcome, attempt: int) -> None:
-        """Commit a subtask's outcome (its actions and decisions with it) and tell the audit callback."""
+    async def _settle(self, subtask_id: str, outcome: ExecutionOutcome, attempt: int, *, then: bool = False) -> None:
+        """Commit a subtask's outcome (its actions and decisions with it) and tell the audit callback. ``then``
+        (one subtask at a time): a success is committed together with what the run does next, when that is
+        certain — the next subtask's start, or the run's completion — so a step costs one transaction, not two."""
         if outcome.success:
             payload = {"subtask_id": subtask_id, "data": outcome.data, "duration_ms": outcome.duration_ms}
-            await self.emit([*outcome.events, NewEvent(EventType.SUBTASK_SUCCEEDED, payload)])
+            events = [*outcome.events, NewEvent(EventType.SUBTASK_SUCCEEDED, payload)]
+            following, result = self._next_after(events) if then else ([], None)
+            await self.emit([*events, *following], result=result)
+            started = [event.payload["subtask_id"] for event in following if event.type == EventType.SUBTASK_STARTED]
+            self._started_ahead = started[0] if started else None
         else:
             failed = {
                 "subtask_id": subtask_id,
@@ -196,6 +201,24 @@ class AgentCoordinator:
             await self.emit([*outcome.events, NewEvent(EventType.SUBTASK_FAILED, failed)], error=outcome.error)
         if self.audit_callback is not None:
             await self.audit_callback(self.state.plan.subtask(subtask_id), outcome)
+
+    def _next_after(self, events: Sequence[NewEvent]) -> tuple[list[NewEvent], dict[str, Any] | None]:
+        """What :meth:`run` would commit next once ``events`` are committed, when nothing in between can change
+        it: the next subtask's start (only when the run would start one subtask, not parallel branches), or the
+        run's completion with its result. ([], None) otherwise."""
+        state = self.state
+        for event in events:
+            state = apply_event(state, event.type, event.payload)
+        if state.status is not TaskStatus.RUNNING:
+            return [], None
+        ready = _ready(state)
+        if not ready:
+            finished = _completion(state)
+            return ([finished[0]], finished[1]) if finished is not None else ([], None)
+        if self.parallel and len(ready) > 1:
+            return [], None
+        started = {"subtask_id": ready[0].subtask_id, "attempt": ready[0].attempts + 1}
+        return [NewEvent(EventType.SUBTASK_STARTED, started)], None
 
     async def _handle_failure(self, subtask: SubTask, outcome: ExecutionOutcome, attempt: int) -> None:
         if outcome.abort_run:
@@ -271,13 +294,9 @@ class AgentCoordinator:
         return sorted(writes, key=lambda subtask: order.get(subtask.subtask_id, 0))
 
     async def _finish(self) -> None:
-        statuses = {subtask.status for subtask in self.state.plan.subtasks}
-        if statuses <= {SubTaskStatus.SUCCESS, SubTaskStatus.SKIPPED}:
-            result = {
-                subtask.inputs.get("step_id", subtask.subtask_id): subtask.result_data
-                for subtask in self.state.plan.subtasks
-            }
-            await self.emit([NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.COMPLETED.value})], result=result)
+        finished = _completion(self.state)
+        if finished is not None:
+            await self.emit([finished[0]], result=finished[1])
             return
         blocked = [subtask.subtask_id for subtask in self.state.plan.subtasks if subtask.status is SubTaskStatus.FAILED]
         reason = f"steps {', '.join(blocked)} failed and block the rest of the plan"
@@ -285,3 +304,23 @@ class AgentCoordinator:
             [NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.FAILED.value, "error": reason})],
             error=reason,
         )
+
+
+def _ready(state: CoordinationState) -> list[SubTask]:
+    """The subtasks that may run now: pending or interrupted, with every dependency done."""
+    done = {SubTaskStatus.SUCCESS, SubTaskStatus.SKIPPED}
+    by_id = {subtask.subtask_id: subtask for subtask in state.plan.subtasks}
+    return [
+        subtask
+        for subtask in state.plan.subtasks
+        if subtask.status in (SubTaskStatus.PENDING, SubTaskStatus.RUNNING)
+        and all(by_id[dep].status in done for dep in subtask.depends_on if dep in by_id)
+    ]
+
+
+def _completion(state: CoordinationState) -> tuple[NewEvent, dict[str, Any]] | None:
+    """The RUN_FINISHED event and result of a plan whose subtasks all succeeded or were skipped, else None."""
+    if not {subtask.status for subtask in state.plan.subtasks} <= {SubTaskStatus.SUCCESS, SubTaskStatus.SKIPPED}:
+        return None
+    result = {subtask.inputs.get("step_id", subtask.subtask_id): subtask.result_data for subtask in state.plan.subtasks}
+    return NewEvent(EventType.RUN_FINISHED, {"status": TaskStatus.COMPLETED.value}), result

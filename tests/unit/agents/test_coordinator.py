@@ -97,6 +97,45 @@ async def test_all_steps_succeed_and_the_run_completes() -> None:
     assert final.completed_subtasks == ["s0", "s1"]
 
 
+async def test_a_step_costs_one_commit_its_outcome_carries_the_next_start_or_the_finish() -> None:
+    journal, executor = MemoryJournal(), ScriptedExecutor({})
+    final = await coordinator(plan(*[ErrorStrategy.RETRY] * 3), executor, journal).run()
+    assert final.status is TaskStatus.COMPLETED
+    assert len(journal.states) == 4  # the first start, then one commit per step
+    assert journal.types() == [
+        EventType.SUBTASK_STARTED,
+        EventType.SUBTASK_SUCCEEDED,
+        EventType.SUBTASK_STARTED,
+        EventType.SUBTASK_SUCCEEDED,
+        EventType.SUBTASK_STARTED,
+        EventType.SUBTASK_SUCCEEDED,
+        EventType.RUN_FINISHED,
+    ]
+    assert [subtask.attempts for subtask in final.plan.subtasks] == [1, 1, 1]
+    assert _rebuilt(final.plan, journal.events).model_dump() == final.model_dump()
+
+
+async def test_a_start_committed_ahead_is_run_again_after_a_crash_as_any_interrupted_step() -> None:
+    """A worker that dies right after committing step 1's outcome (with step 2's start) leaves step 2 RUNNING: the
+    next worker runs it as its second attempt, as it would after a crash inside step 2."""
+    task_plan = plan(*[ErrorStrategy.RETRY] * 2)
+    journal, executor = MemoryJournal(), ScriptedExecutor({})
+    await coordinator(task_plan, executor, journal).run()
+    cut = journal.types().index(EventType.SUBTASK_SUCCEEDED) + 2  # through step 1's outcome and step 2's start
+    crashed = _rebuilt(task_plan, journal.events[:cut])
+    assert crashed.plan.subtask("s1").status is SubTaskStatus.RUNNING
+    resumed, again = MemoryJournal(), ScriptedExecutor({})
+    final = await AgentCoordinator(crashed, again, resumed, sleep=_no_sleep).run()
+    assert final.status is TaskStatus.COMPLETED
+    assert again.calls == ["s1"]
+    assert resumed.events[0].type == EventType.SUBTASK_STARTED and resumed.events[0].payload["attempt"] == 2
+
+
+def _rebuilt(task_plan: TaskPlan, events: Sequence[NewEvent]) -> CoordinationState:
+    created = NewEvent(EventType.RUN_CREATED, {"plan": task_plan.model_dump(mode="json")})
+    return replay("r1", [(event.type, event.payload) for event in [created, *events]])
+
+
 async def test_transient_failures_are_retried_with_backoff_then_succeed() -> None:
     delays: list[float] = []
 

@@ -65,7 +65,8 @@ async def test_branches_start_in_one_commit_run_together_and_commit_in_plan_orde
     assert succeeded == ["login", "q0", "q1", "q2", "d0", "d1", "d2", "merge"], "committed in plan order"
     starts = [index for index, e in enumerate(journal.events) if e.type == EventType.SUBTASK_STARTED]
     assert starts[1:4] == [starts[1], starts[1] + 1, starts[1] + 2], "the round's three starts are one commit"
-    assert len(journal.states) == 2 + 4 + 4 + 2 + 1  # login, each round: one start + three outcomes, merge, finish
+    # login (start, outcome), each round (one start, three outcomes), merge (start, outcome with the run's finish)
+    assert len(journal.states) == 2 + 4 + 4 + 2
     created = NewEvent(EventType.RUN_CREATED, {"plan": task_plan.model_dump(mode="json")})
     rebuilt = replay("r", [(e.type, e.payload) for e in [created, *journal.events]])
     assert rebuilt.model_dump() == final.model_dump()
