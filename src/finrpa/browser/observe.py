@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import secrets
 import time
@@ -60,8 +59,7 @@ async def build_snapshot(tab: Tab, options: ObserveOptions | None = None) -> Pag
     started = time.perf_counter()
     if tab.pending_dialog is not None:
         return _dialog_only(tab, started)
-    with contextlib.suppress(PlaywrightError):  # a page still loading is observed once its DOM is parsed
-        await tab.page.wait_for_load_state("domcontentloaded", timeout=options.load_timeout_s * 1000)
+    await tab.wait_parsed(options.load_timeout_s)  # a page still loading is observed once its DOM is parsed
     await masks_removed(tab)  # the last screenshot's masks are no part of the page
     nodes = frame_tree(tab.page)
     opts = {"maxElements": options.max_elements, "maxText": options.max_text_chars, "withHtml": options.dom_digest}

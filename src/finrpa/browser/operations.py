@@ -375,8 +375,7 @@ async def _verify_effect(ctx: OpContext, base: Baseline, expect: Expectation | N
 
 async def settle_navigation(tab: Tab, timeout_s: float) -> None:
     """After a navigation, wait until the new document is parsed (its DOM can be observed)."""
-    with contextlib.suppress(PlaywrightError):
-        await tab.page.wait_for_load_state("domcontentloaded", timeout=timeout_s * 1000)
+    await tab.wait_parsed(timeout_s)
 
 
 def _effect_result(ctx: OpContext, base: Baseline, counters: dict[str, Any] | None) -> OpResult:

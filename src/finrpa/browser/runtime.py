@@ -193,6 +193,18 @@ class Tab:
         self.dialog_count = 0
         self.cdp: CDPSession | None = None  # for fast screenshots, opened on first use
         self.clearing: asyncio.Future[object] | None = None  # the last capture's masks coming down
+        self.parsed = False  # the main document fired DOMContentLoaded since the tab's last main-frame navigation
+
+    async def wait_parsed(self, timeout_s: float) -> None:
+        """Return once the main document is parsed (its DOM can be observed): at once when the tab saw its
+        DOMContentLoaded since the last main-frame navigation, else after asking the browser (which also covers a
+        page whose event came before the tab was watched). A page that does not get there in time is left as is."""
+        if self.parsed:
+            return
+        navigations = self.main_navigations
+        with contextlib.suppress(PlaywrightError):
+            await self.page.wait_for_load_state("domcontentloaded", timeout=timeout_s * 1000)
+            self.parsed = navigations == self.main_navigations  # not if it navigated again meanwhile
 
 
 class RunBrowser:
@@ -372,6 +384,7 @@ class RunBrowser:
         page.on("dialog", lambda dialog: self._spawn(self._on_dialog(tab, dialog)))
         page.on("download", lambda download: self._on_download(tab, download))
         page.on("framenavigated", lambda frame: self._on_navigated(tab, frame))
+        page.on("domcontentloaded", lambda _page: setattr(tab, "parsed", True))
         page.on("close", lambda _page: self._on_tab_closed(tab))
         page.on("crash", lambda _page: self.emit(PageCrashed(run_id=self.config.run_id, tab_id=tab.tab_id)))
         return tab
@@ -379,6 +392,7 @@ class RunBrowser:
     def _on_navigated(self, tab: Tab, frame: object) -> None:
         if frame is tab.page.main_frame:
             tab.main_navigations += 1
+            tab.parsed = False
             tab.activity.set()
 
     def _on_tab_closed(self, tab: Tab) -> None:

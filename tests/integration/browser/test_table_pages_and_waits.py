@@ -4,9 +4,11 @@ child frame; a quiet page lets the wait run out."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
+from playwright.async_api import Route
 
 from finrpa.browser import Click, Controller, Extract, PostconditionFailedError, RunBrowser, Target
 from tests.fixtures.browser import StaticSite
@@ -89,3 +91,31 @@ async def test_a_table_page_without_the_table_fails_the_extract(
     await controller.navigate(static_site.url("controls.html"))
     with pytest.raises(PostconditionFailedError):
         await controller.execute(Extract(what="table", caption="别的表", headers=["日期"], observe_roles=["link"]))
+
+
+async def test_a_page_still_parsing_is_observed_once_parsed_and_a_new_document_is_waited_for_again(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    """Observing waits for DOMContentLoaded without a round trip once the tab saw it; a navigation makes the
+    next observation wait for the new document again (its content after a slow script is there)."""
+    page = run_browser.active_tab.page if run_browser.tabs else (await run_browser.new_tab()).page
+    tab = run_browser.active_tab
+    url = static_site.url("late-parse.html")
+    html = "<p>before</p><script src='slow-parse.js'></script><button>after the slow script</button>"
+
+    async def document(route: Route) -> None:
+        await route.fulfill(status=200, content_type="text/html", body=html)
+
+    async def slow_script(route: Route) -> None:
+        await asyncio.sleep(0.6)
+        await route.fulfill(status=200, content_type="text/javascript", body="window.slow = 1;")
+
+    await page.route(url, document)
+    await page.route("**/slow-parse.js", slow_script)
+    controller = Controller(run_browser, screenshots=False)
+    for _ in range(2):  # the second time, the tab had seen the first document parsed
+        await page.goto(url, wait_until="commit")
+        assert tab.parsed is False
+        snapshot = await controller.observe()
+        assert "after the slow script" in [element.name for element in snapshot.elements]
+        assert tab.parsed is True
