@@ -134,8 +134,9 @@ def template_arguments(flow: str, base: str, params: dict[str, Any], seed: int, 
     if flow == "securities_report":
         return login | {
             "securities_url": f"{base}/securities/login",
-            "report_type": params["report_type"],
-            "reporting_period": quarter(counter),  # a new filing each run (one per report type and period)
+            # a new filing each run (the portal takes one per report type and period)
+            "report_type": filing(counter)[0],
+            "reporting_period": filing(counter)[1],
             "report_file": params["file"],
             "remarks": f"{params['remarks']} {counter}",
         }
@@ -146,10 +147,14 @@ def template_arguments(flow: str, base: str, params: dict[str, Any], seed: int, 
     }
 
 
-def quarter(counter: int) -> str:
-    """One of the sandbox's selectable quarters, different for consecutive counters."""
+REPORT_TYPE_LABELS = ("季度合规报告", "年度合规报告", "反洗钱工作报告", "重大事项报告")
+
+
+def filing(counter: int) -> tuple[str, str]:
+    """A report type and one of the sandbox's selectable quarters, different for the next 60-odd counters."""
     quarters: list[str] = [label for code, label, _ in reporting_periods(date.today()) if "Q" in code]
-    return quarters[counter % len(quarters)]
+    index = counter % (len(quarters) * len(REPORT_TYPE_LABELS))
+    return REPORT_TYPE_LABELS[index // len(quarters)], quarters[index % len(quarters)]
 
 
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -183,15 +188,20 @@ def cpu_seconds() -> float:
 
 
 async def read_pages(page: Page, table: str, next_label: str) -> int:
-    pages = 1
+    """Read the rows of every page of the results table, as the template does (its result is every row): take the
+    rows' text (the portal renders them with the page, which is loaded), follow the next-page link. Returns the
+    number of rows read (each page must have some)."""
+    rows = 0
     while True:
-        await page.get_by_role("table", name=table).locator("tbody tr").first.inner_text()
+        text = await page.get_by_role("table", name=table).locator("tbody").inner_text()
+        if not text.strip():
+            raise SystemExit(f"the baseline found no rows in {table!r} on {page.url}")
+        rows += len(text.strip().splitlines())
         following = page.get_by_role("link", name=next_label, exact=True)
         if await following.count() == 0:
-            return pages
+            return rows
         await following.click()
         await page.wait_for_load_state("domcontentloaded")
-        pages += 1
 
 
 async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> tuple[float, float]:
