@@ -406,6 +406,7 @@ async def bench(
             breakdowns: list[tuple[str, str, list[dict[str, float]], float, float]] = []
             summary: list[tuple[float, float]] = []
             cpu_summary: list[tuple[float, float]] = []
+            spreads: list[tuple[str, list[tuple[str, list[float]]]]] = []
             for flow in flows:
                 times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
                 cpus: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
@@ -460,6 +461,15 @@ async def bench(
                     ]
                 cpu_base, cpu_shots, cpu_plain = (statistics.median(cpus[k]) for k in ("base", "shots", "plain"))
                 summary.append((shots / base, plain / base))
+                spreads.append(
+                    (
+                        flow,
+                        [
+                            (kind, [run / b for run, b in zip(times[kind], times["base"], strict=True)])
+                            for kind in ("shots", "plain")
+                        ],
+                    )
+                )
                 cpu_summary.append((cpu_shots / cpu_base, cpu_plain / cpu_base))
                 last = evidence[-1]
                 print(
@@ -479,6 +489,9 @@ async def bench(
                 f"CPU seconds (this process + browsers), worst ratio with screenshots {cpu_shots_worst:.2f}x, "
                 f"without {cpu_plain_worst:.2f}x"
             )
+            print("Spread: each round's own ratios (FinRPA / the baseline run next to it), lowest to highest")
+            for flow_name, per_round in spreads:
+                print(f"  {flow_name:<24}" + "  ".join(f"{kind} {min(r):.2f}-{max(r):.2f}x" for kind, r in per_round))
             if breakdowns:
                 print("Where FinRPA's time goes (median seconds per run inside each phase; phases nest):")
                 for flow_name, kind, runs, total, baseline in breakdowns:
