@@ -65,6 +65,7 @@ from finrpa.config import Settings
 from finrpa.db.engine import unit_of_work
 from finrpa.identity.repository import IdentityRepository
 from finrpa.identity.service import DirectoryService
+from finrpa.kit.heap import freeze_startup_heap
 from finrpa.runs.evidence import ACTION_EVENT
 from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.repository import RunRepository
@@ -389,6 +390,7 @@ async def bench(
                 )
                 for shots in (True, False)
             }
+            freeze_startup_heap()  # as a worker does once it is set up (finrpa.kit.heap)
             stop, active = asyncio.Event(), asyncio.Event()
             approver = asyncio.create_task(approve_everything(app, org_id, stop, active, announce_approval_waits()))
             print(

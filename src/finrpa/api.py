@@ -53,6 +53,7 @@ from finrpa.http.web import mount_web
 from finrpa.http.worker import DurableQueue, EmbeddedWorker
 from finrpa.identity.auth import AuthService
 from finrpa.identity.dependencies import install_auth
+from finrpa.kit.heap import freeze_startup_heap
 from finrpa.notify.dispatcher import run_dispatcher
 from finrpa.objectstore.factory import local_store_from_settings
 from finrpa.objectstore.local import LocalObjectStore
@@ -157,6 +158,7 @@ def _lifespan(settings: Settings, options: ApiOptions) -> Any:
             install_auth(app, AuthService(opened.database.sessions, settings))
             if options.worker:
                 state.worker = EmbeddedWorker(settings, opened.database, audit)
+                freeze_startup_heap()  # set up: full collections during runs scan only what runs create
                 await state.worker.start()
             elif options.queue:
                 state.queue = DurableQueue(settings)

@@ -14,6 +14,7 @@ from finrpa.audit.service import AuditService
 from finrpa.bootstrap import App, open_app, resolve_org
 from finrpa.db.engine import unit_of_work
 from finrpa.exceptions import ValidationFailedError
+from finrpa.kit.heap import freeze_startup_heap
 from finrpa.llm import run_llm_usage
 from finrpa.runs.goal_runs import GoalScope, llm_configured
 from finrpa.runs.llm_mode import LLM_MODE, RUN_MODES, SKILL_MODE
@@ -165,6 +166,7 @@ async def execute_run(app: App, org_id: str, run_id: str, *, screenshots: bool =
     audit = AuditService.from_settings(app.settings)
     secrets = vault_secrets(app.database.sessions, app.settings, audit)
     async with RunRunner(app.settings, app.database, audit=audit, secrets=secrets, options=options) as runner:
+        freeze_startup_heap()  # set up: full collections during the run scan only what it creates
         state = await runner.execute(run_id, org_id)
     outcome = summarise(app, run_id, state)
     with system_context(f"LLM usage of run {run_id}", org_id=org_id):

@@ -16,6 +16,7 @@ from finrpa.approvals.expiry import run_expiry
 from finrpa.audit.checkpointing import periodic_checkpoints
 from finrpa.audit.service import AuditService
 from finrpa.bootstrap import open_app
+from finrpa.kit.heap import freeze_startup_heap
 from finrpa.runs import workers
 from finrpa.runs.durable import DurableEngine, default_worker_id
 from finrpa.runs.runner import RunnerOptions, RunRunner
@@ -46,6 +47,7 @@ async def _worker(worker_id: str, slots: int, heartbeat_s: float, dead_after_s: 
             options=options,
         )
         await runner.start()
+        freeze_startup_heap()  # set up: full collections during runs scan only what runs create
         engine = DurableEngine(runner, worker_id=worker_id, browser_slots=slots or app.settings.browser_slots)
         sessions = app.database.sessions
         await workers.register(sessions, worker_id, engine.browser_slots)
