@@ -132,8 +132,10 @@ class ApprovalGate:
             if call is None:
                 raise ValueError("a gate check without a skill call needs the action to bind the approval to")
             action = proposed_action(call)
-        attempt = await self.approval_attempt(run.id, subtask.subtask_id)
+        # The request, the run's events and its waiting state commit together: a request is never left behind by a
+        # run that could not be marked waiting (fenced off by another worker), nor a run waiting on no request.
         async with approvals_transaction(self.sessions, self.settings, audit=self.audit, bus=self.bus) as approvals:
+            attempt = await _approval_attempt(approvals.session, run.id, subtask.subtask_id)
             approval = await approvals.request(
                 run.id,
                 subtask.subtask_id,
@@ -145,17 +147,18 @@ class ApprovalGate:
                 org_id=run.org_id,
                 attempt=attempt,
             )
-        requested = NewEvent(
-            EventType.APPROVAL_REQUESTED,
-            {
-                "subtask_id": subtask.subtask_id,
-                "approval_id": approval.id,
-                "level": decision.final_level.value,
-                "required": approval.required_approvals,
-                "attempt": attempt,
-            },
-        )
-        await self._mark_waiting(run.id, fencing_token, [*events, requested])
+            requested = NewEvent(
+                EventType.APPROVAL_REQUESTED,
+                {
+                    "subtask_id": subtask.subtask_id,
+                    "approval_id": approval.id,
+                    "level": decision.final_level.value,
+                    "required": approval.required_approvals,
+                    "attempt": attempt,
+                },
+            )
+            waiting = Transition(events=[*events, requested], status="WAITING_APPROVAL")
+            await commit_transition(approvals.session, run.id, fencing_token, waiting)
         status = approval.status
         if not status.is_final:
             status = await self._wait(approval.id, keep_alive)
@@ -176,23 +179,6 @@ class ApprovalGate:
         }.get(status, f"the approval ended {status.value}")
         return GateVerdict(False, [decided], reason=f"Not submitted: {reason}.", approval_id=approval.id)
 
-    async def approval_attempt(self, run_id: str, subtask_id: str) -> int:
-        """Which approval attempt the step is on: how often a person answered its NEEDS_HUMAN with "retry".
-        Read from the run's event log, so a resumed worker finds the request it was waiting on, and a retry after
-        a rejection or a timeout asks afresh instead of finding the old decision."""
-        statement = select(RunEvent.payload).where(
-            RunEvent.run_id == run_id, RunEvent.type == EventType.HUMAN_RESOLUTION.value
-        )
-        async with self.sessions() as session:
-            resolutions = (await session.execute(statement)).scalars().all()
-        return sum(1 for p in resolutions if p.get("subtask_id") == subtask_id and p.get("action") == "retry")
-
-    async def _mark_waiting(self, run_id: str, fencing_token: int, events: list[NewEvent]) -> None:
-        async with self.sessions() as session, session.begin():
-            await commit_transition(
-                session, run_id, fencing_token, Transition(events=events, status="WAITING_APPROVAL")
-            )
-
     async def _wait(self, approval_id: str, keep_alive: KeepAlive | None) -> ApprovalStatus:
         waiter = asyncio.create_task(
             wait_for_decision(self.sessions, self.bus, approval_id, audit=self.audit, settings=self.settings)
@@ -210,3 +196,14 @@ class ApprovalGate:
                 waiter.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await waiter
+
+
+async def _approval_attempt(session: AsyncSession, run_id: str, subtask_id: str) -> int:
+    """Which approval attempt the step is on: how often a person answered its NEEDS_HUMAN with "retry". Read from the
+    run's event log, so a resumed worker finds the request it was waiting on, and a retry after a rejection or a
+    timeout asks afresh instead of finding the old decision."""
+    statement = select(RunEvent.payload).where(
+        RunEvent.run_id == run_id, RunEvent.type == EventType.HUMAN_RESOLUTION.value
+    )
+    resolutions = (await session.execute(statement)).scalars().all()
+    return sum(1 for p in resolutions if p.get("subtask_id") == subtask_id and p.get("action") == "retry")
