@@ -4,6 +4,9 @@ decide). On SQLite and PostgreSQL; no browser is needed to reach the gate."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from typing import cast
+
 import pytest
 from sqlalchemy import select
 
@@ -12,10 +15,11 @@ from finrpa.commands.runs import start_run
 from finrpa.db.engine import unit_of_work
 from finrpa.runs.journal import StaleWorkerError
 from finrpa.runs.models import Run
+from finrpa.sandbox.server import SandboxServer
 from finrpa.skills.base import SideEffect
 from finrpa.tenancy.context import system_context
 from tests.integration.runs import test_approval_runs as approval_runs
-from tests.integration.runs.test_approval_runs import HIGH_AMOUNT, Bank, in_process_runner
+from tests.integration.runs.test_approval_runs import HIGH_AMOUNT, Bank, in_process_runner, payment
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module")]
 
@@ -24,17 +28,8 @@ _cheap_password_hashing = approval_runs._cheap_password_hashing
 
 
 async def test_a_fenced_off_worker_leaves_no_approval_request_and_no_waiting_run(bank: Bank) -> None:
-    arguments = {
-        "bank_url": "http://127.0.0.1:9/bank/login",  # never opened: the gate comes before the browser acts
-        "username": "corp_demo",
-        "password": "secret://bank",
-        "payer_account": "1001020309000123456",
-        "payee_name": "杭州示例电子商务有限公司",
-        "payee_account": "3301040160000012345",
-        "payee_bank": "招商银行",
-        "amount": HIGH_AMOUNT,
-        "business_ref": "FENCE-1",
-    }
+    # the portal is never opened: the gate comes before the browser acts
+    arguments = payment(cast(SandboxServer, SimpleNamespace(base_url="http://127.0.0.1:9")), HIGH_AMOUNT)
     run_id = await start_run(
         bank.app, bank.org_id, "bank_payment_submission", arguments, created_by=bank.operator_id, dept_id=bank.dept_id
     )
