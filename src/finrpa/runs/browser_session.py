@@ -7,8 +7,12 @@ does the run sign in again (the executor re-runs the run's login step).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
 
 from finrpa.agents.events import EventType
 from finrpa.browser import (
@@ -20,10 +24,13 @@ from finrpa.browser import (
     RunBrowser,
     RunBrowserConfig,
 )
+from finrpa.browser.errors import BrowserError
 from finrpa.browser.session_state import SessionState
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.repository import NewEvent
 from finrpa.skills.portal_state import has_password_field
+
+logger = logging.getLogger(__name__)
 
 
 class BrowserSession:
@@ -44,6 +51,7 @@ class BrowserSession:
         self.session_lost = False
         self._run: RunBrowser | None = None
         self._controller: Controller | None = None
+        self._opening: asyncio.Future[RunBrowser] | None = None  # started by warm_up, taken over by ensure
         # The last export: (actions recorded, URL) when it was taken, and the storage state JSON.
         self._exported: tuple[tuple[int, str | None], str] | None = None
 
@@ -51,9 +59,28 @@ class BrowserSession:
     def started(self) -> bool:
         return self._run is not None
 
+    def warm_up(self) -> None:
+        """Start opening the run's context and first tab now, in the background: the browser spends a few hundred
+        milliseconds on them (a renderer process starts) while the run's records are still being read and its
+        first step prepared. The first :meth:`ensure` takes the result over; :meth:`close` closes it if no step
+        ever did."""
+        if self._run is None and self._opening is None:
+            self._opening = asyncio.ensure_future(self._open(first_tab=True))
+
+    async def _open(self, *, first_tab: bool) -> RunBrowser:
+        run = await self.manager.new_run(self.config, event_sink=self._on_event)
+        if first_tab:
+            try:
+                await run.new_tab()
+            except BaseException:
+                await run.close()
+                raise
+        return run
+
     async def ensure(self) -> tuple[RunBrowser, Controller]:
         if self._run is None or self._controller is None:
-            self._run = await self.manager.new_run(self.config, event_sink=self._on_event)
+            opening, self._opening = self._opening, None
+            self._run = await (opening if opening is not None else self._open(first_tab=False))
             # Runs find elements by label and fingerprint, never by the DOM digest: observing skips serialising and
             # hashing the whole document (large on result tables) for every snapshot.
             self._controller = Controller(
@@ -94,6 +121,12 @@ class BrowserSession:
         return storage_json, url
 
     async def close(self) -> None:
+        opening, self._opening = self._opening, None
+        if opening is not None:  # warmed up, never used: wait for it (a cancelled open could leave a context)
+            try:
+                await (await opening).close()
+            except (PlaywrightError, BrowserError, OSError) as exc:  # nothing ran in it: only the log needs it
+                logger.warning("The run's browser, opened ahead and never used, failed: %s", exc)
         if self._run is not None:
             await self._run.close()
         self._run = None

@@ -114,14 +114,13 @@ class RunRunner:
     async def execute(self, run_id: str, org_id: str) -> CoordinationState:
         """Claim the run, rebuild its state from the log, and drive it until it ends or needs a person."""
         with system_context(f"execute run {run_id}", org_id=org_id):
-            token = await self.claim(run_id)
-            state = await self.load_state(run_id)
-            if not runnable(state):
-                return state
-            prepared = await self.prepare(run_id, token)
+            token, loaded = await self.transaction(lambda session: _claim_and_load(session, run_id, self.options))
+            if not runnable(loaded.state):
+                return loaded.state
+            prepared = await self._prepare(loaded, token)
             lanes = BrowserLanes(prepared.executor, prepared.journal)  # parallel branches: a browser context each
             coordinator = AgentCoordinator(
-                state,
+                loaded.state,
                 lanes,
                 prepared.journal,
                 planner=prepared.planner,
@@ -154,31 +153,21 @@ class RunRunner:
         return await self.transaction(lambda session: load_state(session, run_id))
 
     async def prepare(self, run_id: str, token: int) -> PreparedRun:
-        """The executor, journal and (lazily started) browser of one run, restored from its checkpoint."""
+        """The executor, journal and browser of one run, restored from its checkpoint."""
+        return await self._prepare(await self.transaction(lambda session: _load(session, run_id)), token)
 
-        async def load(session: AsyncSession) -> tuple[Run, str | None, str | None]:
-            repository = RunRepository(session)
-            checkpoint = await repository.checkpoint(run_id)
-            run = await repository.get(run_id)
-            return run, (checkpoint.storage_state if checkpoint else None), (checkpoint.url if checkpoint else None)
-
-        run, sealed, url = await self.transaction(load)
-        state = await self.load_state(run_id)
+    async def _prepare(self, loaded: LoadedRun, token: int) -> PreparedRun:
+        """The browser starts opening first (:meth:`BrowserSession.warm_up`), while the run's policy is read and its
+        manifests compiled; it is closed again if that fails."""
+        run, sealed, url = loaded.run, loaded.sealed_storage, loaded.url
         hosts = frozenset(host for host in (urlsplit(url).hostname for url in _portal_urls(run)) if host)
-        policy = await self.transaction(
-            lambda session: open_run_policy(
-                session, self.settings, self.tokens, run, state, hosts=hosts, risk=self.risk, fencing_token=token
-            )
-        )
-        identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id, run.created_by)
-        folder = self.run_folder(run.id)
         recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
         storage = unseal(self._session_key, sealed, run.id.encode()).decode() if sealed else None
         browser = BrowserSession(
             self.manager,
             RunBrowserConfig(
                 run_id=run.id,
-                downloads_dir=folder / "downloads",
+                downloads_dir=self.run_folder(run.id) / "downloads",
                 portal_urls=_portal_urls(run),
                 storage_state=restored_storage(storage),
             ),
@@ -186,6 +175,24 @@ class RunRunner:
             screenshots=self.options.screenshots,
             resume_url=url,
         )
+        browser.warm_up()
+        try:
+            return await self._assemble(loaded, token, browser, recorder, hosts)
+        except BaseException:
+            await browser.close()
+            raise
+
+    async def _assemble(
+        self, loaded: LoadedRun, token: int, browser: BrowserSession, recorder: EvidenceRecorder, hosts: frozenset[str]
+    ) -> PreparedRun:
+        run, state, sealed, url = loaded.run, loaded.state, loaded.sealed_storage, loaded.url
+        policy = await self.transaction(
+            lambda session: open_run_policy(
+                session, self.settings, self.tokens, run, state, hosts=hosts, risk=self.risk, fencing_token=token
+            )
+        )
+        identity = RunIdentity(run.id, run.org_id, run.dept_id, run.bl_id, run.created_by)
+        folder = self.run_folder(run.id)
         secrets = self.secrets(run.org_id, run.id) if self.secrets else None
         executor = RunExecutor(
             identity,
@@ -217,6 +224,33 @@ class RunRunner:
         goal = goal_executor(self.goal_services(), state, call_context=context, arguments=run.arguments,
                              steps=executor, browser=browser, recorder=recorder, secrets=secrets)  # fmt: skip
         return PreparedRun(executor=goal, journal=journal, browser=browser, planner=goal.planner)
+
+
+@dataclass(frozen=True)
+class LoadedRun:
+    """What a run resumes from: its row, its state replayed from the log, and its last checkpoint's sealed
+    browser session and URL."""
+
+    run: Run
+    state: CoordinationState
+    sealed_storage: str | None
+    url: str | None
+
+
+async def _load(session: AsyncSession, run_id: str) -> LoadedRun:
+    repository = RunRepository(session)
+    checkpoint = await repository.checkpoint(run_id)
+    run = await repository.get(run_id)
+    state = await load_state(session, run_id)
+    return LoadedRun(
+        run, state, checkpoint.storage_state if checkpoint else None, checkpoint.url if checkpoint else None
+    )
+
+
+async def _claim_and_load(session: AsyncSession, run_id: str, options: RunnerOptions) -> tuple[int, LoadedRun]:
+    """Claim the run and read what it resumes from, in one transaction."""
+    token = await claim(session, run_id, options.worker_id)
+    return token, await _load(session, run_id)
 
 
 @dataclass

@@ -27,7 +27,7 @@ class ParameterType(StrEnum):
 
 
 class ParameterSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # shared by every run that loads it
 
     type: ParameterType = ParameterType.STRING
     required: bool = True
@@ -41,7 +41,7 @@ class ParameterSpec(BaseModel):
 class SkillStepDefinition(BaseModel):
     """One step of a template: a skill and how its params come from the workflow parameters."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # shared by every run that loads it
 
     id: str
     name: str = ""
@@ -60,7 +60,7 @@ class SkillStepDefinition(BaseModel):
 
 
 class TemplateDefinition(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)  # shared by every run that loads it
 
     id: str
     version: int = 1

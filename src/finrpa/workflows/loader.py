@@ -110,14 +110,23 @@ def builtin_template_dir() -> Path:
 
 
 def load_builtin_templates() -> dict[str, TemplateDefinition]:
-    """Every template shipped in the package, by id."""
+    """Every template shipped in the package, by id. Validated once per version of the files (a run looks its
+    template up several times; the models are frozen, so one validated copy serves every caller)."""
+    paths = sorted(builtin_template_dir().glob("*.yaml"))
+    files = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in paths)
+    return dict(_validated_templates(files))
+
+
+@lru_cache(maxsize=4)
+def _validated_templates(files: tuple[tuple[str, int, int], ...]) -> tuple[tuple[str, TemplateDefinition], ...]:
     templates: dict[str, TemplateDefinition] = {}
-    for path in sorted(builtin_template_dir().glob("*.yaml")):
+    for name, _mtime, _size in files:
+        path = Path(name)
         template = parse_template(path.read_text(encoding="utf-8"), path.name)
         if template.id in templates:
             raise TemplateError(f"Template id {template.id!r} is defined twice (second in {path.name}).")
         templates[template.id] = template
-    return templates
+    return tuple(templates.items())
 
 
 def get_template(template_id: str) -> TemplateDefinition:

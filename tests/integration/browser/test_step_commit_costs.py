@@ -163,3 +163,39 @@ async def test_journal_seals_the_storage_state_again_only_when_it_changed() -> N
     changed, _ = await journal.sealed_checkpoint()
     assert changed != first and unseal(key, changed or "", b"run-1").decode() == browser.storage
     assert journal.last_session() == (browser.storage, "https://portal.test/home")
+
+
+def _session(manager: BrowserManager, site: StaticSite, tmp_path: Path, **kwargs: Any) -> BrowserSession:
+    recorder = EvidenceRecorder(org_id="org", run_id="run", screenshots=None)
+    config = RunBrowserConfig(
+        run_id="run", downloads_dir=tmp_path / "downloads", portal_urls=[site.base_url], extra_hosts=["localhost"]
+    )
+    return BrowserSession(manager, config, recorder, screenshots=False, **kwargs)
+
+
+async def test_a_warmed_up_session_hands_its_context_and_first_tab_to_the_first_step(
+    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+) -> None:
+    open_before = len(browser_manager._runs)
+    session = _session(browser_manager, static_site, tmp_path)
+    session.warm_up()
+    session.warm_up()  # once only
+    run, controller = await session.ensure()
+    assert len(browser_manager._runs) == open_before + 1  # one context, not one per call
+    assert list(run.tabs) == [run.active_tab_id]  # its first tab is open already, and is the one a step acts in
+    await controller.navigate(static_site.url("login.html"))
+    assert list(run.tabs) == [run.active_tab_id] and run.active_tab.page.url == static_site.url("login.html")
+    assert (await session.ensure())[0] is run
+    await session.close()
+    assert len(browser_manager._runs) == open_before and run.closed
+
+
+async def test_a_warmed_up_session_no_step_used_is_closed_with_the_run(
+    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+) -> None:
+    open_before = len(browser_manager._runs)
+    session = _session(browser_manager, static_site, tmp_path)
+    session.warm_up()
+    await session.close()  # while (or after) it opens: it is waited for and closed, never left behind
+    assert len(browser_manager._runs) == open_before
+    assert await session.checkpoint() == (None, None)

@@ -111,3 +111,31 @@ async def test_transient_errors_are_retried_and_the_run_still_succeeds(
         async with unit_of_work(harness.app.database.sessions) as session:
             events = await RunRepository(session).events(run_id)
     assert any(e.type == "subtask_retry" for e in events), "the error rate should have forced a retry"
+
+
+async def test_a_run_whose_preparation_fails_leaves_no_browser_open(
+    harness: RunHarness, sandbox: SandboxServer, manager: BrowserManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run's browser starts opening before its policy is read (warm-up); a failure there closes it again."""
+    import finrpa.runs.runner as runner_module
+    from finrpa.runs.browser_session import BrowserSession
+
+    async def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("policy store unavailable")
+
+    opened: list[Any] = []
+    warm_up = BrowserSession.warm_up
+
+    def watched(session: BrowserSession) -> None:
+        warm_up(session)
+        opened.append(session._opening)
+
+    monkeypatch.setattr(runner_module, "open_run_policy", broken)
+    monkeypatch.setattr(BrowserSession, "warm_up", watched)
+    open_before = len(manager._runs)
+    run_id = await start(harness, "bank_statement_download", statement_arguments(sandbox))
+    with pytest.raises(RuntimeError, match="policy store unavailable"):
+        await harness.runner.execute(run_id, harness.org_id)
+    assert len(opened) == 1 and opened[0] is not None
+    assert (await opened[0]).closed  # it had opened (the failure came first) and was closed, not left behind
+    assert len(manager._runs) == open_before

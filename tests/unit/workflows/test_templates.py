@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
+from pydantic import ValidationError
 
 from finrpa.agents.planner import compile_template
+from finrpa.workflows import loader
 from finrpa.workflows.binding import ArgumentError, bind_arguments, step_params
-from finrpa.workflows.loader import TemplateError, describe_template, load_builtin_templates, parse_template
+from finrpa.workflows.loader import (
+    TemplateError,
+    builtin_template_dir,
+    describe_template,
+    get_template,
+    load_builtin_templates,
+    parse_template,
+)
 
 BASE = """
 id: t1
@@ -97,3 +109,21 @@ def test_a_sensitive_parameter_never_takes_a_plain_value_when_stored() -> None:
     template = load_builtin_templates()["bank_statement_download"]
     with pytest.raises(SensitiveArgumentError, match="secret://"):
         stored_arguments(template, {"password": "hunter2"})
+
+
+def test_templates_are_validated_once_per_version_of_their_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = builtin_template_dir() / "bank_payment_submission.yaml"
+    copy = tmp_path / source.name
+    copy.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    monkeypatch.setattr(loader, "builtin_template_dir", lambda: tmp_path)
+    first = get_template("bank_payment_submission")
+    assert get_template("bank_payment_submission") is first  # one validated copy serves every run
+    with pytest.raises(ValidationError, match="frozen"):
+        first.version = 99  # shared, so nobody may change it in place
+    text = copy.read_text(encoding="utf-8").replace("version: 1\n", "version: 2\n", 1)
+    assert "version: 2" in text
+    copy.write_text(text, encoding="utf-8")
+    os.utime(copy, ns=(copy.stat().st_atime_ns, copy.stat().st_mtime_ns + 1_000_000))
+    assert get_template("bank_payment_submission").version == 2  # an edited file is read again
