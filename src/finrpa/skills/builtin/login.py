@@ -3,6 +3,7 @@ rejected password (accounts lock after a few wrong attempts)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 import pyotp
@@ -55,8 +56,14 @@ class LoginSkill(BaseSkill[LoginParams]):
         raise_if_transient(snapshot)
         if not has_password_field(snapshot) and await page.present(params.username_label, FILLABLE) is None:
             return SkillResult.ok({"signed_in": True, "already": True}, url=snapshot.url)
-        await page.set_field(params.username_label, params.username)
-        password = await context.secret(params.password, purpose="login password")
+        # The password is read from the vault (and its read audited) while the username is typed.
+        reading = asyncio.ensure_future(context.secret(params.password, purpose="login password"))
+        try:
+            await page.set_field(params.username_label, params.username)
+        except BaseException:
+            await asyncio.gather(reading, return_exceptions=True)  # never left running behind a failed step
+            raise
+        password = await reading
         await page.set_field(params.password_label, password, sensitive=True)
         if await page.present(params.captcha_label, FILLABLE) is not None:
             self._captcha(params)
