@@ -104,6 +104,12 @@ class BrowserSession:
             }
             self.recorder.add_event(NewEvent(EventType.EGRESS_BLOCKED, payload))
 
+    def current_url(self) -> str | None:
+        """The active tab's URL, None before the first step."""
+        if self._run is None or self._run.closed or not self._run.tabs:
+            return None
+        return self._run.active_tab.page.url
+
     async def checkpoint(self) -> tuple[str | None, str | None]:
         """(storage state as JSON, current URL) of a started session; (None, None) before the first step.
 

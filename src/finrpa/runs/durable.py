@@ -228,7 +228,7 @@ class DurableJournal:
         error: str | None = None,
         result: dict[str, Any] | None = None,
     ) -> None:
-        storage, url = await self.prepared.journal.sealed_checkpoint()
+        storage, url = await self.prepared.journal.sealed_checkpoint(final=state.status.is_final)
         payload = {
             "events": [{"type": e.type, "payload": e.payload} for e in events],
             "state": state.model_dump(mode="json"),

@@ -58,10 +58,17 @@ class SqlJournal:
         self._url = last_url
         self._sealed_digest: bytes | None = None  # SHA-256 of the storage state sealed in self._storage
 
-    async def sealed_checkpoint(self) -> tuple[str | None, str | None]:
+    async def sealed_checkpoint(self, *, final: bool = False) -> tuple[str | None, str | None]:
         """The browser session sealed for the checkpoint (the last one while the browser is not started).
-        Called before every commit of a step: it also waits until the step's screenshots are durable."""
+        Called before every commit of a step: it also waits until the step's screenshots are durable.
+
+        ``final``: the commit ends the run, which nothing resumes: the session is not exported, and the checkpoint
+        keeps no session (the portal's cookies of a finished run are not left at rest)."""
         await self.browser.recorder.flush()
+        if final:
+            self._storage, self._sealed_digest = None, None
+            self._url = self.browser.current_url() or self._url
+            return None, self._url
         storage_json, url = await self.browser.checkpoint()
         if storage_json is not None:
             plain = storage_json.encode()
@@ -87,7 +94,7 @@ class SqlJournal:
         error: str | None = None,
         result: dict[str, Any] | None = None,
     ) -> None:
-        await self.sealed_checkpoint()
+        await self.sealed_checkpoint(final=state.status.is_final)
         entries = self.audit_entries(events, state)
         transition = Transition(
             events=list(events),

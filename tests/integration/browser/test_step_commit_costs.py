@@ -138,13 +138,18 @@ class _Browser:
     def __init__(self) -> None:
         self.storage = '{"cookies": [], "origins": []}'
         self.flushes = 0
+        self.exports = 0
         self.recorder = self
 
     async def flush(self) -> None:
         self.flushes += 1
 
     async def checkpoint(self) -> tuple[str | None, str | None]:
+        self.exports += 1
         return self.storage, "https://portal.test/home"
+
+    def current_url(self) -> str | None:
+        return "https://portal.test/done"
 
 
 async def test_journal_seals_the_storage_state_again_only_when_it_changed() -> None:
@@ -163,6 +168,11 @@ async def test_journal_seals_the_storage_state_again_only_when_it_changed() -> N
     changed, _ = await journal.sealed_checkpoint()
     assert changed != first and unseal(key, changed or "", b"run-1").decode() == browser.storage
     assert journal.last_session() == (browser.storage, "https://portal.test/home")
+    exports = browser.exports
+    # the commit that ends the run: screenshots made durable, the session neither exported nor kept
+    assert await journal.sealed_checkpoint(final=True) == (None, "https://portal.test/done")
+    assert browser.exports == exports and browser.flushes == 4
+    assert journal.last_session() == (None, "https://portal.test/done")
 
 
 def _session(manager: BrowserManager, site: StaticSite, tmp_path: Path, **kwargs: Any) -> BrowserSession:

@@ -70,6 +70,11 @@ async def test_statement_download_matches_the_portal_statement(
     assert serials(folder / "statement.csv") == expected
     assert serials(folder / "extracted_transactions.csv") == expected
     assert harness.secrets.reads == [("bank", "login password")]
+    with system_context("test: read the checkpoint", org_id=harness.org_id):
+        async with unit_of_work(harness.app.database.sessions) as session:
+            checkpoint = await RunRepository(session).checkpoint(run_id)
+    assert checkpoint is not None and checkpoint.url and "/bank/" in checkpoint.url
+    assert checkpoint.storage_state is None, "a finished run keeps no portal session at rest"
 
 
 async def test_wrong_password_aborts_after_exactly_one_attempt(harness: RunHarness, sandbox: SandboxServer) -> None:
