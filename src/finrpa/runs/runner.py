@@ -114,7 +114,8 @@ class RunRunner:
     async def execute(self, run_id: str, org_id: str) -> CoordinationState:
         """Claim the run, rebuild its state from the log, and drive it until it ends or needs a person."""
         with system_context(f"execute run {run_id}", org_id=org_id):
-            token, loaded = await self.transaction(lambda session: _claim_and_load(session, run_id, self.options))
+            worker = self.options.worker_id
+            token, loaded = await self.transaction(lambda session: _claim_and_load(session, run_id, worker))
             if not runnable(loaded.state):
                 return loaded.state
             prepared = await self._prepare(loaded, token)
@@ -160,15 +161,15 @@ class RunRunner:
         """The browser starts opening first (:meth:`BrowserSession.warm_up`), while the run's policy is read and its
         manifests compiled; it is closed again if that fails."""
         run, sealed, url = loaded.run, loaded.sealed_storage, loaded.url
-        hosts = frozenset(host for host in (urlsplit(url).hostname for url in _portal_urls(run)) if host)
         recorder = EvidenceRecorder(org_id=run.org_id, run_id=run.id, screenshots=self.audit)
         storage = unseal(self._session_key, sealed, run.id.encode()).decode() if sealed else None
+        portal_urls = _portal_urls(run)
         browser = BrowserSession(
             self.manager,
             RunBrowserConfig(
                 run_id=run.id,
                 downloads_dir=self.run_folder(run.id) / "downloads",
-                portal_urls=_portal_urls(run),
+                portal_urls=portal_urls,
                 storage_state=restored_storage(storage),
             ),
             recorder,
@@ -177,15 +178,16 @@ class RunRunner:
         )
         browser.warm_up()
         try:
-            return await self._assemble(loaded, token, browser, recorder, hosts)
+            return await self._assemble(loaded, token, browser, recorder, portal_urls)
         except BaseException:
             await browser.close()
             raise
 
     async def _assemble(
-        self, loaded: LoadedRun, token: int, browser: BrowserSession, recorder: EvidenceRecorder, hosts: frozenset[str]
+        self, loaded: LoadedRun, token: int, browser: BrowserSession, recorder: EvidenceRecorder, portal_urls: list[str]
     ) -> PreparedRun:
         run, state, sealed, url = loaded.run, loaded.state, loaded.sealed_storage, loaded.url
+        hosts = frozenset(host for host in (urlsplit(portal).hostname for portal in portal_urls) if host)
         policy = await self.transaction(
             lambda session: open_run_policy(
                 session, self.settings, self.tokens, run, state, hosts=hosts, risk=self.risk, fencing_token=token
@@ -247,9 +249,9 @@ async def _load(session: AsyncSession, run_id: str) -> LoadedRun:
     )
 
 
-async def _claim_and_load(session: AsyncSession, run_id: str, options: RunnerOptions) -> tuple[int, LoadedRun]:
+async def _claim_and_load(session: AsyncSession, run_id: str, worker_id: str) -> tuple[int, LoadedRun]:
     """Claim the run and read what it resumes from, in one transaction."""
-    token = await claim(session, run_id, options.worker_id)
+    token = await claim(session, run_id, worker_id)
     return token, await _load(session, run_id)
 
 

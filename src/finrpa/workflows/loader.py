@@ -112,9 +112,8 @@ def builtin_template_dir() -> Path:
 def load_builtin_templates() -> dict[str, TemplateDefinition]:
     """Every template shipped in the package, by id. Validated once per version of the files (a run looks its
     template up several times; the models are frozen, so one validated copy serves every caller)."""
-    paths = sorted(builtin_template_dir().glob("*.yaml"))
-    files = tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in paths)
-    return dict(_validated_templates(files))
+    stats = ((path, path.stat()) for path in sorted(builtin_template_dir().glob("*.yaml")))
+    return dict(_validated_templates(tuple((str(path), st.st_mtime_ns, st.st_size) for path, st in stats)))
 
 
 @lru_cache(maxsize=4)
