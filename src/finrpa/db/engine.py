@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import event, make_url, text
 from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
+from finrpa.db.sqlite import BUSY_TIMEOUT_S, inline_connector
 from finrpa.exceptions import DatabaseUnavailableError, LockTimeoutError
 from finrpa.kit.urls import mask_url_password
 
@@ -39,9 +40,7 @@ def create_engine(
     lock wait of its statements (None or 0: the server's setting). Both do nothing on SQLite, whose waits are
     bounded by its busy timeout."""
     if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
-        _configure_sqlite(engine)
-        return engine
+        return _sqlite_engine(url, **kwargs)
     check_application_name(application_name)
     # A process paused or cut off inside a transaction must not hold row locks (e.g. a run's fencing row)
     # forever: PostgreSQL ends such sessions after a while, and the locks go with them. That covers a session
@@ -76,13 +75,28 @@ def _lock_timeout_error(context: ExceptionContext) -> None:
         ) from context.sqlalchemy_exception
 
 
-def _configure_sqlite(engine: AsyncEngine) -> None:
+def _sqlite_engine(url: str, **kwargs: Any) -> AsyncEngine:
+    """The embedded database: a file (or memory) opened as :class:`~finrpa.db.sqlite.InlineConnection`, whose
+    statements run in the event loop's thread and wait for a lock asynchronously; a URL with query options keeps
+    aiosqlite's thread per connection and SQLite's own busy wait."""
+    parsed = make_url(url)
+    if parsed.query:
+        engine = create_async_engine(url, connect_args={"timeout": BUSY_TIMEOUT_S}, **kwargs)
+        busy_timeout_ms = int(BUSY_TIMEOUT_S * 1000)
+    else:
+        engine = create_async_engine(url, async_creator=inline_connector(parsed.database or ":memory:"), **kwargs)
+        busy_timeout_ms = 0  # never block the loop: InlineConnection waits for the lock
+    _configure_sqlite(engine, busy_timeout_ms)
+    return engine
+
+
+def _configure_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
     @event.listens_for(engine.sync_engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
