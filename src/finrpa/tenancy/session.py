@@ -23,6 +23,7 @@ RLS still applies to them, on SQLite they are unfiltered — use ORM statements 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import event, false, inspect, or_, text
@@ -100,12 +101,20 @@ def _flush_context(session: Session) -> TenantContext | None:
     return current_tenant() or session.info.get(_BOUND_KEY)
 
 
-def tenant_criteria(ctx: TenantContext | None) -> list[ExecutableOption]:
-    """The loader options that scope a statement to ``ctx`` (none for a cross-organisation system context)."""
+def tenant_criteria(ctx: TenantContext | None) -> tuple[ExecutableOption, ...]:
+    """The loader options that scope a statement to ``ctx`` (none for a cross-organisation system context).
+
+    Built once per context (a context is immutable, and so are the options): building them analyses their
+    lambdas, which cost as much as the rest of a statement by key on the embedded database."""
+    return _criteria_of(ctx)
+
+
+@lru_cache(maxsize=1024)
+def _criteria_of(ctx: TenantContext | None) -> tuple[ExecutableOption, ...]:
     if ctx is None:
-        return [_criteria(TenantScoped, lambda cls: false()), _criteria(TenantRoot, lambda cls: false())]
+        return (_criteria(TenantScoped, lambda cls: false()), _criteria(TenantRoot, lambda cls: false()))
     if ctx.org_id is None:
-        return []
+        return ()
     org_id = ctx.org_id
     options = [
         _criteria(TenantScoped, lambda cls: cls.org_id == org_id),
@@ -120,7 +129,7 @@ def tenant_criteria(ctx: TenantContext | None) -> list[ExecutableOption]:
                 lambda cls: or_(cls.dept_id.in_(departments), cls.bl_id.in_(lines)),
             )
         )
-    return options
+    return tuple(options)
 
 
 def _criteria(entity: type[Any], where: Any) -> ExecutableOption:
