@@ -224,14 +224,17 @@ class _InPlaceCalendar:
                 )
 
 
+_SELECT_OPTION = "(el, w) => [el.tagName, el.tagName === 'SELECT' ? window.__finrpa_pm.optionFor(el, w) : null]"
+
+
 async def do_select(ctx: OpContext, action: Select) -> OpResult:
     target = _target(ctx)
-    tag = await target.handle.evaluate("el => el.tagName")
+    # One round trip: is it a <select>, and which of its options is the one wanted.
+    tag, value = await target.handle.evaluate(_SELECT_OPTION, action.option)
     if tag != "SELECT":
         raise InvalidActionError(
             f'"{target.fingerprint.name}" is a custom dropdown, not a <select>; use widgets.choose_option.'
         )
-    value = await target.handle.evaluate("(el, w) => window.__finrpa_pm.optionFor(el, w)", action.option)
     if value is None:
         options = await target.handle.evaluate("el => [...el.options].map(o => o.label || o.text)")
         raise InvalidActionError(

@@ -72,6 +72,18 @@ async def test_unknown_select_option_is_a_typed_error_listing_the_options(
         await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "币种"), option="欧元"))
 
 
+async def test_select_on_a_custom_dropdown_is_refused_before_anything_is_chosen(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller = Controller(run_browser, screenshots=False)
+    await controller.navigate(static_site.url("widgets.html"))
+    snap = await controller.observe()
+    target = _target(snap, "币种", role="combobox")
+    with pytest.raises(InvalidActionError, match="custom dropdown"):
+        await controller.execute(Select(snapshot_id=snap.snapshot_id, target=target, option="美元"))
+    assert (await controller.observe()).find(name="币种", role="combobox")[0].value in ("", "请选择", None)
+
+
 async def test_a_field_that_rewrites_input_fails_the_read_back_unless_the_format_is_declared(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
