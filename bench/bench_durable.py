@@ -68,6 +68,9 @@ COUNTED_COMMITS = 20
 REPEATS = 3
 FAILOVER_REPEATS = int(os.environ.get("FINRPA_BENCH_FAILOVER_REPEATS", "5"))
 _PREPARED: dict[str, tuple[PreparedRun, CoordinationState, int]] = {}
+# Every run prepared here: its browser session started opening a context at preparation (the manager here has no
+# browser, so that fails) and is closed, with that failure, when the bench is done with its database.
+_OPENED: list[PreparedRun] = []
 
 
 def _admin_url() -> str:
@@ -205,6 +208,7 @@ async def _new_run(app: App, org_id: str, dept_id: str, runner: RunRunner) -> tu
     with system_context("bench: claim", org_id=org_id):
         token = await runner.claim(run_id)
         prepared = await runner.prepare(run_id, token)
+    _OPENED.append(prepared)
     return run_id, prepared, token
 
 
@@ -234,6 +238,8 @@ async def commit_throughput(backend: str, folder: Path) -> tuple[dict[str, list[
                 counts = await _count_statements(app, demo.org_id, demo.dept_id, runner)
             finally:
                 await engine.shutdown()
+                while _OPENED:
+                    await _OPENED.pop().browser.close()
                 await runner.close()
     return {"embedded": _medians(embedded), "durable": _medians(durable)}, counts
 
