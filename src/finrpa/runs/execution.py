@@ -20,6 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -44,7 +45,7 @@ from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.gate import ApprovalGate, GateVerdict, flatten_values, risk_event
-from finrpa.runs.journal import Transition, check_fence, commit_transition
+from finrpa.runs.journal import Transition, check_holder, commit_transition
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
@@ -155,10 +156,7 @@ class RunExecutor:
     async def _check_fence(self) -> None:
         """A worker that was paused and replaced must not touch the portal again: check right before effects."""
 
-        async def check(session: AsyncSession) -> None:
-            check_fence(await RunRepository(session).get(self.identity.run_id), self.fencing_token)
-
-        await self.transaction(check)
+        await self.transaction(partial(check_holder, run_id=self.identity.run_id, fencing_token=self.fencing_token))
 
     async def _admit(self, subtask: SubTask, call: SkillCall, context: SkillContext) -> Admission:
         """The policy's word on this step, recorded (decision log and run event) before anything acts: reads

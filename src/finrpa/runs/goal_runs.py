@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import partial
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -77,9 +78,9 @@ from finrpa.runs.execution import (
     manifest_event,
 )
 from finrpa.runs.gate import KeepAlive, risk_event
-from finrpa.runs.journal import Transition, check_fence, commit_transition
+from finrpa.runs.journal import Transition, check_holder, commit_transition
 from finrpa.runs.lanes import pin_lanes
-from finrpa.runs.repository import NewEvent, RunRepository
+from finrpa.runs.repository import NewEvent
 from finrpa.skills.base import SideEffect
 from finrpa.skills.context import SecretResolver
 from finrpa.skills.registry import get_skill, list_skills
@@ -673,12 +674,8 @@ class GoalActionGate:
 
     async def check_fence(self) -> None:
         """A worker that waited for an approval and was replaced meanwhile must not click."""
-        identity, token = self.steps.identity, self.steps.fencing_token
-
-        async def check(session: AsyncSession) -> None:
-            check_fence(await RunRepository(session).get(identity.run_id), token)
-
-        await self.steps.transaction(check)
+        run_id, token = self.steps.identity.run_id, self.steps.fencing_token
+        await self.steps.transaction(partial(check_holder, run_id=run_id, fencing_token=token))
 
 
 def _container(request: ActionRequest) -> str:

@@ -17,7 +17,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finrpa.db.base import utcnow
 from finrpa.exceptions import ConflictError
-from finrpa.runs.models import Run
 from finrpa.runs.repository import NewCheckpoint, NewEvent, RunRepository
 
 FINAL = frozenset({"COMPLETED", "FAILED", "ABORTED", "TIMEOUT"})
@@ -78,9 +77,11 @@ async def fence(session: AsyncSession, run_id: str, fencing_token: int) -> None:
         raise _stale(run_id, current, fencing_token)
 
 
-def check_fence(run: Run, fencing_token: int) -> None:
-    if run.fencing_token != fencing_token:
-        raise _stale(run.id, run.fencing_token, fencing_token)
+async def check_holder(session: AsyncSession, run_id: str, fencing_token: int) -> None:
+    """Raise StaleWorkerError unless ``fencing_token`` still holds the run (reads the token alone)."""
+    current = await RunRepository(session).fencing_token(run_id)
+    if current != fencing_token:
+        raise _stale(run_id, current, fencing_token)
 
 
 def _stale(run_id: str, current: int, fencing_token: int) -> StaleWorkerError:
