@@ -93,15 +93,24 @@ async def capture_with_state(tab: Tab, *, mask_text_numbers: bool = True, timeou
         raise ActionTimeoutError(f"The screenshot of tab {tab.tab_id} could not be taken ({exc}).") from exc
     finally:
         if regions != 0:
-            tab.clearing = asyncio.ensure_future(asyncio.gather(*(_clear(node) for node in nodes)))
+            tab.clearing = clear_later(nodes)
     return Capture(Screenshot.of(png, regions), painted)
 
 
+def clear_later(nodes: list[FrameNode]) -> asyncio.Future[Any]:
+    """Take the masks down in every frame, in the background. The tab may close first (its calls are then
+    cancelled): the outcome is consumed here, so no unawaited failure is left to the event loop's log."""
+    clearing: asyncio.Future[Any] = asyncio.gather(*(_clear(node) for node in nodes))
+    clearing.add_done_callback(lambda done: done.cancelled() or done.exception())
+    return clearing
+
+
 async def masks_removed(tab: Tab) -> None:
-    """Return once the masks of the tab's last capture are down (usually long since)."""
+    """Return once the masks of the tab's last capture are down (usually long since). How the removal ended is
+    not this caller's concern: a frame gone meanwhile has no masks left to remove."""
     clearing, tab.clearing = tab.clearing, None
     if clearing is not None:
-        await clearing
+        await asyncio.wait([clearing])
 
 
 async def _paint_masks(
