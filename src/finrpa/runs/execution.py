@@ -45,7 +45,7 @@ from finrpa.runs import effects
 from finrpa.runs.browser_session import BrowserSession
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.gate import ApprovalGate, GateVerdict, flatten_values, risk_event
-from finrpa.runs.journal import Transition, check_holder, commit_transition
+from finrpa.runs.journal import Transition, commit_transition, fence
 from finrpa.runs.models import Run
 from finrpa.runs.repository import NewEvent, RunRepository
 from finrpa.skills.base import BaseSkill, ReconcileOutcome, SideEffect, SkillError, SkillResult
@@ -155,8 +155,8 @@ class RunExecutor:
 
     async def _check_fence(self) -> None:
         """A worker that was paused and replaced must not touch the portal again: check right before effects."""
-
-        await self.transaction(partial(check_holder, run_id=self.identity.run_id, fencing_token=self.fencing_token))
+        run_id, token = self.identity.run_id, self.fencing_token
+        await self.transaction(partial(fence, run_id=run_id, fencing_token=token, lock=False))
 
     async def _admit(self, subtask: SubTask, call: SkillCall, context: SkillContext) -> Admission:
         """The policy's word on this step, recorded (decision log and run event) before anything acts: reads

@@ -78,7 +78,7 @@ from finrpa.runs.execution import (
     manifest_event,
 )
 from finrpa.runs.gate import KeepAlive, risk_event
-from finrpa.runs.journal import Transition, check_holder, commit_transition
+from finrpa.runs.journal import Transition, commit_transition, fence
 from finrpa.runs.lanes import pin_lanes
 from finrpa.runs.repository import NewEvent
 from finrpa.skills.base import SideEffect
@@ -675,7 +675,7 @@ class GoalActionGate:
     async def check_fence(self) -> None:
         """A worker that waited for an approval and was replaced meanwhile must not click."""
         run_id, token = self.steps.identity.run_id, self.steps.fencing_token
-        await self.steps.transaction(partial(check_holder, run_id=run_id, fencing_token=token))
+        await self.steps.transaction(partial(fence, run_id=run_id, fencing_token=token, lock=False))
 
 
 def _container(request: ActionRequest) -> str:

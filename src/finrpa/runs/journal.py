@@ -69,17 +69,10 @@ def _run_changes(transition: Transition, now: datetime) -> dict[str, Any]:
     return changes
 
 
-async def fence(session: AsyncSession, run_id: str, fencing_token: int) -> None:
-    """Lock the run until the transaction ends; refuse (``StaleWorkerError``) if ``fencing_token`` no longer
-    holds it. Reads only the token, not the whole run."""
-    current = await RunRepository(session).fencing_token(run_id, for_update=True)
-    if current != fencing_token:
-        raise _stale(run_id, current, fencing_token)
-
-
-async def check_holder(session: AsyncSession, run_id: str, fencing_token: int) -> None:
-    """Raise StaleWorkerError unless ``fencing_token`` still holds the run (reads the token alone)."""
-    current = await RunRepository(session).fencing_token(run_id)
+async def fence(session: AsyncSession, run_id: str, fencing_token: int, *, lock: bool = True) -> None:
+    """Refuse (``StaleWorkerError``) if ``fencing_token`` no longer holds the run; with ``lock``, also lock the run
+    until the transaction ends. Reads only the token, not the whole run."""
+    current = await RunRepository(session).fencing_token(run_id, for_update=lock)
     if current != fencing_token:
         raise _stale(run_id, current, fencing_token)
 

@@ -101,16 +101,12 @@ def _flush_context(session: Session) -> TenantContext | None:
     return current_tenant() or session.info.get(_BOUND_KEY)
 
 
+@lru_cache(maxsize=1024)
 def tenant_criteria(ctx: TenantContext | None) -> tuple[ExecutableOption, ...]:
     """The loader options that scope a statement to ``ctx`` (none for a cross-organisation system context).
 
     Built once per context (a context is immutable, and so are the options) rather than for every statement:
     building them analyses their lambdas, about a tenth of a statement by key on the embedded database."""
-    return _criteria_of(ctx)
-
-
-@lru_cache(maxsize=1024)
-def _criteria_of(ctx: TenantContext | None) -> tuple[ExecutableOption, ...]:
     if ctx is None:
         return (_criteria(TenantScoped, lambda cls: false()), _criteria(TenantRoot, lambda cls: false()))
     if ctx.org_id is None:
