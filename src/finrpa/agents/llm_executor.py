@@ -192,6 +192,7 @@ class LLMSubtaskExecutor:
     async def run_goal(self, subtask: SubTask) -> ExecutionOutcome:
         """Run the loop for one free-form subtask until it completes, needs a person, or runs out of steps."""
         controller = await self.controller()
+        await controller.settled()  # actions taken before this subtask (e.g. returning to its start) are recorded
         if self.evidence is not None:
             self.evidence.subtask_id = subtask.subtask_id
         return await _GoalLoop(self, subtask, controller).run()
@@ -450,6 +451,7 @@ class _GoalLoop:
             await self.settle(clearance, ok=False, may_have_acted=not refused_before_acting, detail=exc.message)
             return _ActFailure(exc.code, exc.message, may_have_acted=not refused_before_acting)
         finally:
+            await self.controller.settled()  # the action's after-shot and record finish in the background
             self.collect_evidence()
         await self.settle(clearance, ok=True, may_have_acted=True, detail=planned.describe())
         self.keep(result)

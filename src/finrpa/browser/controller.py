@@ -8,6 +8,13 @@ the recorder. A failed check is a failure, never a warning.
 The before screenshot is the previous action's after screenshot, shared rather than taken again, when the
 page provably did not change in between (checked before resolution, which may scroll the target into
 view); see :meth:`Controller._unchanged_since`.
+
+With ``background_evidence`` an action returns once its effect is verified: its after-shot is finished and its
+record written while the caller prepares the next action. The page stays as the after-shot must show it: the next
+action reads the page (the before-shot check, resolution without scrolling) while the PNG is taken, and waits for
+it before anything that could change the page (scrolling a target into view, a before-shot's masks, acting).
+Records are written in action order; :meth:`Controller.settled` returns once every record is written, and whoever
+reads the recorder calls it first.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ import asyncio
 import itertools
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -118,8 +125,28 @@ class _Step:
     target: TargetSummary | None = None
     before: Screenshot | None = None
     after: Screenshot | None = None
+    # An earlier action's after-shot (maybe still being taken) that shows the page before / after this action.
+    shared_before: _Shot | None = None
+    shared_after: _Shot | None = None
+    after_shot: asyncio.Future[Capture | None] | None = None  # this action's own after-shot, being taken
+    url_after: str | None = None
+    finished: float | None = None  # when the after-shot was in (perf_counter)
     value_masked: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Shot:
+    """An action's after-shot (being taken or taken) and that action's index."""
+
+    capture: asyncio.Future[Capture | None]
+    index: int
+
+    def shared(self) -> Screenshot | None:
+        """The PNG, marked as this action's, once taken; None when it could not be taken."""
+        done = self.capture.done() and not self.capture.cancelled() and self.capture.exception() is None
+        taken = self.capture.result() if done else None
+        return taken.shot.model_copy(update={"shared_from": self.index}) if taken is not None else None
 
 
 class Controller:
@@ -134,18 +161,24 @@ class Controller:
         mask_text_numbers: bool = True,
         observe_options: ObserveOptions | None = None,
         keep_snapshots: int = 16,
+        background_evidence: bool = False,
     ) -> None:
         self.run = run
         self.recorder = recorder
         self.screenshots = screenshots
+        self.background_evidence = background_evidence
         self.mask_text_numbers = mask_text_numbers
         self.observe_options = observe_options or ObserveOptions()
         self._keep = keep_snapshots
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
         self._indexes = itertools.count(1)
         self._pending_clicks: dict[str, asyncio.Future[None]] = {}
-        # The last after-shot, the page state it provably shows, and its action index.
-        self._last_shot: tuple[tuple[object, ...], Screenshot, int] | None = None
+        # The last after-shot and the page state it provably shows.
+        self._last_shot: tuple[tuple[object, ...], _Shot] | None = None
+        # The last after-shot while it is taken: its masks are up (what it shows is known) / its PNG is in.
+        self._painted: asyncio.Future[None] | None = None
+        self._shooting: asyncio.Future[Capture | None] | None = None
+        self._recording: asyncio.Future[None] | None = None  # the last action's record, being written
 
     # -- observing --------------------------------------------------------------------------------------
     async def observe(self, tab_id: str | None = None) -> PageSnapshot:
@@ -173,7 +206,8 @@ class Controller:
         if target.fingerprint is None:
             raise InvalidActionError("Reading an element needs its fingerprint.")
         try:
-            resolved = await asyncio.wait_for(resolve_target(tab, target.fingerprint), _READ_TIMEOUT_S)
+            resolving = resolve_target(tab, target.fingerprint, before_scrolling=self._scroll_hook())
+            resolved = await asyncio.wait_for(resolving, _READ_TIMEOUT_S)
             state = await asyncio.wait_for(
                 resolved.handle.evaluate("el => window.__finrpa_pm.readState(el, null)"), _READ_TIMEOUT_S
             )
@@ -257,8 +291,35 @@ class Controller:
         except BrowserError as exc:
             await self._record(step, _outcome_of(exc), exc)
             raise
-        await self._record(step, "ok", None)
+        recording = asyncio.ensure_future(self._finish(step, self._recording))
+        recording.add_done_callback(_retrieved)  # raised again by settled(), not left to the loop's log
+        self._recording = recording
+        if not self.background_evidence:
+            await self.settled()
         return result
+
+    async def settled(self) -> None:
+        """Return once every action's after-shot is taken and its record written (see the module); raises what
+        writing a record raised (the evidence store failing). A caller cancelled meanwhile leaves the writing
+        going on, for the next call to wait for."""
+        recording = self._recording
+        if recording is None:
+            return
+        try:
+            await asyncio.shield(recording)
+        finally:
+            if recording.done() and self._recording is recording:
+                self._recording = None
+
+    async def discard(self) -> None:
+        """Stop the after-shot and record still in progress (the run's browser closes before its step ended:
+        the step is not committed, so neither is its record)."""
+        pending = [p for p in (self._shooting, self._recording) if p is not None and not p.done()]
+        for future in pending:
+            future.cancel()
+        if pending:
+            await asyncio.wait(pending)
+        self._shooting = self._recording = self._painted = None
 
     async def _run(self, step: _Step, seen: _Seen | None) -> ActionResult:
         action = step.action
@@ -268,12 +329,19 @@ class Controller:
                 "accept or dismiss it first."
             )
         shots = self.screenshots and not isinstance(action, AcceptDialog | DismissDialog | WaitFor | Extract)
+        if self._painted is not None:  # the previous after-shot's masks are up: what it shows is known
+            await asyncio.wait([self._painted])
+            self._painted = None
         if shots and self._last_shot is not None:  # the page as this action finds it, before resolution scrolls
-            step.before = await self._unchanged_since(step.tab, self._last_shot)
+            step.shared_before = await self._unchanged_since(step.tab, self._last_shot)
         target = await self._prepare(step, seen)
+        await self._shot_taken()  # from here on the page may change
+        if shots and step.shared_before is not None:
+            step.before = step.shared_before.shared()
         if shots and step.before is None:
+            step.shared_before = None
             step.before = await capture(step.tab, mask_text_numbers=self.mask_text_numbers)
-        # From here on the page may change: only this action's own after-shot may be reused later.
+        # Only this action's own after-shot may be reused later.
         last_shot, self._last_shot = self._last_shot, None
         ctx = OpContext(self.run, step.tab, target, action.timeout_ms / 1000, self._pending_clicks)
         outcome = await self._dispatch(ctx, step, seen)
@@ -282,11 +350,14 @@ class Controller:
             self._carry_forward(seen, target.fingerprint.frame, outcome.counters)
         if self.screenshots and step.tab.pending_dialog is None and not step.tab.page.is_closed():
             if isinstance(action, WaitFor | Extract) and last_shot is not None:  # reads only: maybe unchanged
-                step.after = await self._unchanged_since(step.tab, last_shot, outcome.counters)
-                if step.after is not None:
+                step.shared_after = await self._unchanged_since(step.tab, last_shot, outcome.counters)
+                if step.shared_after is not None:
                     self._last_shot = last_shot
-            if step.after is None:
-                await self._take_after(step)
+            if step.shared_after is None:
+                self._start_after(step)
+        step.url_after = step.tab.page.url if not step.tab.page.is_closed() else step.url_before
+        if step.after_shot is None:
+            step.finished = time.perf_counter()
         return ActionResult(
             action_index=step.index,
             kind=action.kind,
@@ -305,12 +376,12 @@ class Controller:
         )
 
     async def _unchanged_since(
-        self, tab: Tab, last: tuple[tuple[object, ...], Screenshot, int], now: dict[str, Any] | None = None
-    ) -> Screenshot | None:
-        """The previous action's after-shot, marked as shared, when the page provably did not change since: the
-        same frames, each with the same document, navigation, DOM change count, URL and scroll positions as when
-        that PNG was taken (the pixels are the same). Else None: take a new screenshot. ``now``: the main frame's
-        counters read just before by a read-only action, used when the tab has no child frames."""
+        self, tab: Tab, last: tuple[tuple[object, ...], _Shot], now: dict[str, Any] | None = None
+    ) -> _Shot | None:
+        """The previous action's after-shot when the page provably did not change since: the same frames, each
+        with the same document, navigation, DOM change count, URL and scroll positions as when that PNG was taken
+        (the pixels are the same). Else None: take a new screenshot. ``now``: the main frame's counters read just
+        before by a read-only action, used when the tab has no child frames."""
         nodes = frame_tree(tab.page)
         if now is not None and len(nodes) == 1:
             states: dict[str, dict[str, Any] | None] = {"main": now}
@@ -318,19 +389,48 @@ class Controller:
             readings = await asyncio.gather(*(counters_of(node.frame) for node in nodes))
             states = {node.path: reading for node, reading in zip(nodes, readings, strict=True)}
         key = _shot_key(tab, states)
-        return last[1].model_copy(update={"shared_from": last[2]}) if key is not None and key == last[0] else None
+        return last[1] if key is not None and key == last[0] else None
 
-    async def _take_after(self, step: _Step) -> None:
-        after = await self._capture_after(step.tab)
-        step.after = after.shot if after is not None else None
-        key = _shot_key(step.tab, after.state) if after is not None else None
-        if after is not None and key is not None:
-            self._last_shot = (key, after.shot, step.index)
+    def _start_after(self, step: _Step) -> None:
+        """Start taking the action's after-shot. As soon as its masks are up, the page state it shows is known and
+        the shot becomes the one the next action may share; the PNG follows (awaited by :meth:`_shot_taken`)."""
+        painted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    async def _capture_after(self, tab: Tab) -> Capture | None:
+        def on_painted(states: dict[str, dict[str, Any]] | None) -> None:
+            key = _shot_key(step.tab, states)
+            if key is not None:
+                self._last_shot = (key, _Shot(shooting, step.index))
+            if not painted.done():
+                painted.set_result(None)
+
+        def taken(_: asyncio.Future[Capture | None]) -> None:
+            step.finished = time.perf_counter()
+            if not painted.done():  # the masks never went up: nothing to share
+                painted.set_result(None)
+
+        shooting = asyncio.ensure_future(self._capture_after(step.tab, on_painted))
+        shooting.add_done_callback(taken)
+        step.after_shot = shooting
+        self._painted, self._shooting = painted, shooting
+
+    async def _shot_taken(self) -> None:
+        """Wait until the last after-shot's PNG is in (or failed): the page may change from then on."""
+        shooting = self._shooting
+        if shooting is not None:
+            await asyncio.wait([shooting])
+            if self._shooting is shooting:
+                self._shooting = None
+
+    def _scroll_hook(self) -> Callable[[], Awaitable[None]] | None:
+        """What resolution must await before it scrolls a target into view: the after-shot still being taken."""
+        return self._shot_taken if self._shooting is not None and not self._shooting.done() else None
+
+    async def _capture_after(
+        self, tab: Tab, on_painted: Callable[[dict[str, dict[str, Any]] | None], None] | None = None
+    ) -> Capture | None:
         """The after screenshot; its failure is recorded, never raised (the effect already happened)."""
         try:
-            return await capture_with_state(tab, mask_text_numbers=self.mask_text_numbers)
+            return await capture_with_state(tab, mask_text_numbers=self.mask_text_numbers, on_painted=on_painted)
         except BrowserError:
             return None
 
@@ -388,7 +488,7 @@ class Controller:
         step.target = _summary(target.ref, fingerprint, element, None)
         expect = _frame_state(seen, fingerprint.frame) if seen is not None else None
         try:
-            resolved = await resolve_target(step.tab, fingerprint, expect)
+            resolved = await resolve_target(step.tab, fingerprint, expect, before_scrolling=self._scroll_hook())
         except StaleSnapshotError as exc:
             assert seen is not None
             how = "navigated" if exc.message == "navigated" else "changed"
@@ -479,12 +579,35 @@ class Controller:
         return self.run.tab(tab_id)
 
     # -- evidence -------------------------------------------------------------------------------------------
+    async def _finish(self, step: _Step, previous: asyncio.Future[None] | None) -> None:
+        """Record a successful action once its after-shot is in, after the actions before it."""
+        if previous is not None:
+            await previous
+        if step.after_shot is not None:
+            taken = await step.after_shot
+            step.after = taken.shot if taken is not None else None
+        elif step.shared_after is not None:
+            step.after = step.shared_after.shared()
+        await self._write(step, "ok", None)
+
     async def _record(self, step: _Step, outcome: Outcome, error: BrowserError | None) -> None:
+        """Record a failed action (after the records of the actions before it)."""
+        await self.settled()
+        await self._shot_taken()
+        if step.before is None and step.shared_before is not None:
+            step.before = step.shared_before.shared()
         if self.recorder is None:
             return
         if error is not None and self.screenshots and step.before is None and step.tab.pending_dialog is None:
             failed = await self._capture_after(step.tab)
             step.before = failed.shot if failed is not None else None
+        await self._write(step, outcome, error)
+
+    async def _write(self, step: _Step, outcome: Outcome, error: BrowserError | None) -> None:
+        if self.recorder is None:
+            return
+        closed = step.tab.page.is_closed()
+        url_after = step.url_after or (step.tab.page.url if not closed else step.url_before)
         await self.recorder.record(
             ActionRecord(
                 run_id=self.run.config.run_id,
@@ -496,14 +619,20 @@ class Controller:
                 screenshot_before=step.before,
                 screenshot_after=step.after,
                 url_before=step.url_before,
-                url_after=step.tab.page.url if not step.tab.page.is_closed() else step.url_before,
+                url_after=url_after,
                 started_at=step.started_at,
-                duration_ms=_ms_since(step.started),
+                duration_ms=((step.finished or time.perf_counter()) - step.started) * 1000,
                 outcome=outcome,
                 error_code=error.code if error else None,
                 error_message=error.message if error else None,
             )
         )
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a background future's failure as seen (it is raised again to whoever awaits it)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _shot_key(tab: Tab, states: Mapping[str, dict[str, Any] | None] | None) -> tuple[object, ...] | None:

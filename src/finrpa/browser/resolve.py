@@ -8,6 +8,7 @@ snapshot saw, a changed frame is refused first with :class:`StaleSnapshotError` 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -21,7 +22,8 @@ from finrpa.browser.script import page_model_js
 from finrpa.browser.snapshot import Fingerprint
 
 _RESOLVE = (
-    "([fp, expect]) => window.__finrpa_pm ? window.__finrpa_pm.resolveTake(fp, expect) : '__finrpa_missing__'"
+    "([fp, expect, scroll]) => window.__finrpa_pm ? window.__finrpa_pm.resolveTake(fp, expect, scroll)"
+    " : '__finrpa_missing__'"
 )
 _DETAILS = "() => window.__finrpa_pm.lastResolve()"
 _FRAME_HIT = "(el, p) => window.__finrpa_pm ? window.__finrpa_pm.frameHit(el, p[0], p[1]) : null"
@@ -73,14 +75,27 @@ def refuse(reason: RefusalReason, fingerprint: Fingerprint, candidates: int = 0)
     return TargetRefusedError(message, reason=reason, candidates=candidates)
 
 
-async def resolve_target(tab: Tab, fingerprint: Fingerprint, expect: FrameState | None = None) -> ResolvedTarget:
-    """The live element for ``fingerprint`` in ``tab``, or a TargetRefusedError / StaleSnapshotError."""
+async def resolve_target(
+    tab: Tab,
+    fingerprint: Fingerprint,
+    expect: FrameState | None = None,
+    *,
+    before_scrolling: Callable[[], Awaitable[None]] | None = None,
+) -> ResolvedTarget:
+    """The live element for ``fingerprint`` in ``tab``, or a TargetRefusedError / StaleSnapshotError.
+
+    A target outside the viewport is scrolled into view. With ``before_scrolling``, resolving first leaves the
+    page as it is and, only when the target must be scrolled to, awaits ``before_scrolling`` and resolves again
+    (the controller's previous after-shot may still be in flight: the page must not move until it is taken)."""
     frame = find_frame(tab.page, fingerprint.frame)
     if frame is None:
         if expect is not None:
             raise StaleSnapshotError("The frame the snapshot saw is gone; observe the page again.")
         raise refuse("not_found", fingerprint)
-    element, info = await _resolve_in(frame, fingerprint, expect)
+    element, info = await _resolve_in(frame, fingerprint, expect, scroll=before_scrolling is None)
+    if element is None and before_scrolling is not None and info.get("status") == "must_scroll":
+        await before_scrolling()
+        element, info = await _resolve_in(frame, fingerprint, expect, scroll=True)
     if element is None:
         status = str(info.get("status"))
         if status == "stale":
@@ -102,11 +117,12 @@ def _stale_message(counters: dict[str, Any], expect: FrameState | None) -> str:
 
 
 async def _resolve_in(
-    frame: Frame, fingerprint: Fingerprint, expect: FrameState | None
+    frame: Frame, fingerprint: Fingerprint, expect: FrameState | None, *, scroll: bool = True
 ) -> tuple[ElementHandle | None, dict[str, Any]]:
     args = [
         fingerprint.model_dump(exclude={"frame"}),
         {"doc": expect.document, "epoch": expect.epoch, "nav": expect.nav} if expect else None,
+        scroll,
     ]
     try:
         handle = await frame.evaluate_handle(_RESOLVE, args)
@@ -116,7 +132,7 @@ async def _resolve_in(
         info = await handle.json_value()
         if info == "__finrpa_missing__":
             await frame.evaluate(page_model_js())
-            return await _resolve_in(frame, fingerprint, expect)
+            return await _resolve_in(frame, fingerprint, expect, scroll=scroll)
     except PlaywrightError as exc:
         raise refuse("detached", fingerprint) from exc
     return None, dict(info) if isinstance(info, dict) else {"status": "detached"}

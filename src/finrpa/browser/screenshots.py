@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,14 +81,23 @@ async def capture(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int =
     return (await capture_with_state(tab, mask_text_numbers=mask_text_numbers, timeout_ms=timeout_ms)).shot
 
 
-async def capture_with_state(tab: Tab, *, mask_text_numbers: bool = True, timeout_ms: int = 10_000) -> Capture:
-    """:func:`capture`, also returning each frame's counters as the masks went up (see the module)."""
+async def capture_with_state(
+    tab: Tab,
+    *,
+    mask_text_numbers: bool = True,
+    timeout_ms: int = 10_000,
+    on_painted: Callable[[dict[str, dict[str, Any]] | None], None] | None = None,
+) -> Capture:
+    """:func:`capture`, also returning each frame's counters as the masks went up (see the module).
+    ``on_painted`` is called with them as soon as the masks are up, before the PNG is taken."""
     await masks_removed(tab)
     nodes = frame_tree(tab.page)
     regions = -1  # unknown until painted: clear everywhere on failure
     painted: dict[str, dict[str, Any]] | None = None
     try:
         regions, painted = await _paint_masks(tab, nodes, mask_text_numbers)
+        if on_painted is not None:
+            on_painted(painted)
         png = await asyncio.wait_for(_png(tab), timeout_ms / 1000)
     except (PlaywrightError, TimeoutError) as exc:
         raise ActionTimeoutError(f"The screenshot of tab {tab.tab_id} could not be taken ({exc}).") from exc

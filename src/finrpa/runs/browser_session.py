@@ -88,11 +88,19 @@ class BrowserSession:
                 recorder=self.recorder,
                 screenshots=self.screenshots,
                 observe_options=ObserveOptions(dom_digest=False),
+                # An action's after-shot and record finish while the next is prepared; settled() before reading
+                # the recorder.
+                background_evidence=True,
             )
             if self.resume_url:
                 await self._controller.navigate(self.resume_url)
                 self.session_lost = has_password_field(await self._controller.observe())
         return self._run, self._controller
+
+    async def settled(self) -> None:
+        """Return once every browser action so far is recorded (call before draining the recorder)."""
+        if self._controller is not None:
+            await self._controller.settled()
 
     def _on_event(self, event: BrowserEvent) -> None:
         if isinstance(event, EgressBlocked):
@@ -117,6 +125,7 @@ class BrowserSession:
         only decided, waited for an approval or computed keeps the session the last checkpoint sealed)."""
         if self._run is None or self._run.closed:
             return None, None
+        await self.settled()  # the mark counts recorded actions
         url = self._run.active_tab.page.url if self._run.tabs else None
         mark = (self.recorder.action_count, url)
         if self._exported is not None and self._exported[0] == mark:
@@ -133,6 +142,8 @@ class BrowserSession:
                 await (await opening).close()
             except (PlaywrightError, BrowserError, OSError) as exc:  # nothing ran in it: only the log needs it
                 logger.warning("The run's browser, opened ahead and never used, failed: %s", exc)
+        if self._controller is not None:
+            await self._controller.discard()
         if self._run is not None:
             await self._run.close()
         self._run = None

@@ -247,7 +247,7 @@ class RunExecutor:
                 retryable=False,
                 events=verdict.events,
             )
-        outcome = self._outcome(await skill.run(call.params, context))
+        outcome = await self._outcome(await skill.run(call.params, context))
         outcome.events[:0] = verdict.events
         return outcome
 
@@ -295,7 +295,7 @@ class RunExecutor:
         elif admission.approval is not None:
             outcome = await self._approved_read(skill, subtask, context, admission)
         else:
-            outcome = self._outcome(await skill.run(call.params, context))
+            outcome = await self._outcome(await skill.run(call.params, context))
         outcome.duration_ms = int((time.perf_counter() - started) * 1000)
         return outcome
 
@@ -344,7 +344,7 @@ class RunExecutor:
             refused.events[:0] = ledger
             return refused
         result = await skill.run(call.params, context)
-        outcome = self._outcome(result)
+        outcome = await self._outcome(result)
         if result.error_code == CapabilityDenied.code and not context.effect_attempted:
             outcome.abort_run = True
             ledger.append(capability_refusal_event(subtask, result.error_message or ""))
@@ -373,6 +373,7 @@ class RunExecutor:
         call = subtask.skill_call
         assert call is not None
         verdict = await skill.reconcile(skill.params_model.model_validate(call.params), context)
+        await self.browser.settled()
         evidence = self.recorder.drain()
         if verdict.outcome is ReconcileOutcome.HAPPENED:
             await self._settle(key, effects.EffectState.SUCCEEDED, verdict.external_reference, verdict.detail)
@@ -417,10 +418,11 @@ class RunExecutor:
 
         await self.transaction(settle)
 
-    def _outcome(self, result: SkillResult) -> ExecutionOutcome:
+    async def _outcome(self, result: SkillResult) -> ExecutionOutcome:
         data = dict(result.data)
         if result.artifacts:
             data["artifacts"] = [artifact.model_dump() for artifact in result.artifacts]
+        await self.browser.settled()
         events = self.recorder.drain()
         context: dict[str, Any] = {}
         if not result.success:
@@ -446,7 +448,7 @@ class RunExecutor:
                 error="This step changed the portal and has no compensation; a person must undo it by hand.",
             )
         compensation = get_skill(call.compensation)()
-        return self._outcome(await compensation.run(call.params, await self._context(subtask)))
+        return await self._outcome(await compensation.run(call.params, await self._context(subtask)))
 
 
 async def open_run_policy(

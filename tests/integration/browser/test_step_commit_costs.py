@@ -102,6 +102,7 @@ async def test_session_exports_storage_only_after_browser_actions(
     run, controller = await session.ensure()
     exports = _count_exports(run, monkeypatch)
     await controller.navigate(static_site.url("login.html"))
+    await session.settled()  # the navigation's after-shot and record finish in the background
     fsyncs_before_flush = len(calls)
     await recorder.flush()
     assert len(calls) > fsyncs_before_flush  # the navigation's after-shot and its folder

@@ -526,7 +526,9 @@
 
   // --- resolution by fingerprint ---------------------------------------------------------------------
   const sameText = (a, b) => squash(a) === squash(b);
-  const resolve = (fp) => {
+  // ``scroll`` false: a target outside the viewport is reported ("must_scroll") instead of scrolled into view, so
+  // that resolving never changes what the page shows (an after-shot of the previous action may be in flight).
+  const resolve = (fp, scroll = true) => {
     const items = collect(fp.role);
     const peers = groupPeers(items);
     const same = peers.get(fp.role + "\u0001" + fp.name) || [];
@@ -544,14 +546,15 @@
       }
       el = same[fp.index];
     }
-    return inspect(el, fp.role, same.length);
+    return inspect(el, fp.role, same.length, scroll);
   };
-  const inspect = (el, role, count) => {
+  const inspect = (el, role, count, scroll) => {
     const visibleNow = visible(el) || hiddenControlWithLabel(el, role);
     if (!visibleNow) return { status: "not_visible", count };
     if (!enabled(el)) return { status: "disabled", count };
     let [x, y, r] = centreOf(el);
     if (!inViewport(r)) {
+      if (!scroll) return { status: "must_scroll", count };
       (el.labels && el.labels.length && r !== el.getBoundingClientRect() ? el.labels[0] : el)
         .scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       [x, y, r] = centreOf(el);
@@ -563,10 +566,10 @@
   };
   const take = (token) => { const el = state.taken.get(token); state.taken.clear(); return el || null; };
   // One round trip: refuse a stale snapshot, resolve, and hand back the element itself (or why not).
-  const resolveTake = (fp, expect) => {
+  const resolveTake = (fp, expect, scroll = true) => {
     if (expect && (expect.doc !== state.doc || expect.epoch !== state.epoch ||
         (expect.nav !== null && expect.nav !== state.nav))) return { status: "stale", counters: counters() };
-    const result = resolve(fp);
+    const result = resolve(fp, scroll);
     if (result.status !== "ok") return result;
     state.lastResolve = result;
     return take(result.token);
