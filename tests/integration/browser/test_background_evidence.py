@@ -12,6 +12,7 @@ from PIL import Image
 
 from finrpa.browser import ActionIntent, ActionRecord, Controller, RunBrowser
 from finrpa.browser.actions import Click, Expectation, Target
+from finrpa.browser.errors import BrowserError
 from tests.fixtures.browser import StaticSite
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
@@ -38,6 +39,13 @@ class SlowRecorder:
         self.records.append(record)
 
 
+async def _opened(run_browser: RunBrowser, url: str, recorder: SlowRecorder) -> Controller:
+    """A controller in background-evidence mode, its tab at ``url``."""
+    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
+    await controller.navigate(url)
+    return controller
+
+
 def _band(png: bytes, *, bottom: bool = False) -> tuple[int, ...]:
     """The colour near the top (or the bottom) of the viewport, right of the form's fields."""
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -50,8 +58,7 @@ async def test_an_action_returns_before_its_record_and_settled_waits_for_it(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.3)
-    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
-    await controller.navigate(static_site.url("tall.html"))
+    controller = await _opened(run_browser, static_site.url("tall.html"), recorder)
     assert recorder.records == []  # still being written
     await controller.settled()
     assert [r.kind for r in recorder.records] == ["navigate"]
@@ -62,19 +69,17 @@ async def test_a_target_below_the_fold_is_scrolled_to_only_after_the_previous_af
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.0)
-    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
-    await controller.navigate(static_site.url("tall.html"))
+    controller = await _opened(run_browser, static_site.url("tall.html"), recorder)
     snapshot = await controller.observe()
     note, submit = snapshot.find(name="备注")[0], snapshot.find(name="提交")[0]
     await controller.fill(snapshot, note.ref, "第一行")
     # Resolving the button must scroll it into view: that waits until the fill's after-shot is taken.
     after = await controller.observe()
+    button = after.element(submit.ref)
+    assert button is not None
+    target = Target(ref=submit.ref, fingerprint=button.fingerprint)
     await controller.execute(
-        Click(
-            snapshot_id=after.snapshot_id,
-            target=Target(ref=submit.ref, fingerprint=after.element(submit.ref).fingerprint),  # type: ignore[union-attr]
-            expect=Expectation(text_visible="已提交"),
-        )
+        Click(snapshot_id=after.snapshot_id, target=target, expect=Expectation(text_visible="已提交"))
     )
     await controller.settled()
 
@@ -91,8 +96,7 @@ async def test_shared_before_shots_and_order_hold_in_the_background(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.02)
-    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
-    await controller.navigate(static_site.url("login.html"))
+    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
     snapshot = await controller.observe()
     for name, value in (("用户名", "zhang"), ("备注", "第一行"), ("用户名", "li")):
         await controller.fill(snapshot, snapshot.find(name=name)[0].ref, value)
@@ -108,8 +112,7 @@ async def test_shared_before_shots_and_order_hold_in_the_background(
 
 async def test_a_failed_record_is_raised_by_settled_not_lost(run_browser: RunBrowser, static_site: StaticSite) -> None:
     recorder = SlowRecorder(delay_s=0.01, fail_first=True)
-    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
-    await controller.navigate(static_site.url("login.html"))  # returns: the record is written in the background
+    controller = await _opened(run_browser, static_site.url("login.html"), recorder)  # its record: in the background
     with pytest.raises(OSError, match="No space left"):
         await controller.settled()
     await controller.settled()  # raised once; nothing else pending
@@ -119,12 +122,11 @@ async def test_a_failing_action_is_recorded_after_the_one_before_it(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.2)
-    controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
-    await controller.navigate(static_site.url("login.html"))
+    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
     snapshot = await controller.observe()
     await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "zhang")
     await run_browser.active_tab.page.evaluate("document.querySelector('input').remove()")
-    with pytest.raises(Exception, match="observe"):
+    with pytest.raises(BrowserError):
         await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "li")
     await controller.settled()
     assert [(r.action_index, r.outcome) for r in recorder.records][:2] == [(1, "ok"), (2, "ok")]
