@@ -95,6 +95,7 @@ from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation, w
 from finrpa.kit.secret_text import SecretText
 
 _GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
+_SHOT_TIMEOUT_S = 15.0  # an after-shot (masks, PNG) taken in the background
 _READ_TIMEOUT_S = 10.0
 
 
@@ -428,10 +429,12 @@ class Controller:
     async def _capture_after(
         self, tab: Tab, on_painted: Callable[[dict[str, dict[str, Any]] | None], None] | None = None
     ) -> Capture | None:
-        """The after screenshot; its failure is recorded, never raised (the effect already happened)."""
+        """The after screenshot; its failure is recorded, never raised (the effect already happened). Bounded in
+        time: a frozen page leaves the record without it rather than holding up every later record."""
+        capturing = capture_with_state(tab, mask_text_numbers=self.mask_text_numbers, on_painted=on_painted)
         try:
-            return await capture_with_state(tab, mask_text_numbers=self.mask_text_numbers, on_painted=on_painted)
-        except BrowserError:
+            return await asyncio.wait_for(capturing, _SHOT_TIMEOUT_S)
+        except (BrowserError, TimeoutError):
             return None
 
     async def _dispatch(self, ctx: OpContext, step: _Step, seen: _Seen | None) -> OpResult:

@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from finrpa.browser import ActionIntent, ActionRecord, Controller, RunBrowser
+from finrpa.browser import controller as controller_module
 from finrpa.browser.actions import Click, Expectation, Target
 from finrpa.browser.errors import BrowserError
 from tests.fixtures.browser import StaticSite
@@ -131,3 +132,22 @@ async def test_a_failing_action_is_recorded_after_the_one_before_it(
     await controller.settled()
     assert [(r.action_index, r.outcome) for r in recorder.records][:2] == [(1, "ok"), (2, "ok")]
     assert recorder.records[2].action_index == 3 and recorder.records[2].outcome != "ok"
+
+
+async def test_an_after_shot_that_hangs_is_given_up_and_the_record_written_without_it(
+    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = SlowRecorder(delay_s=0.0)
+    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
+    snapshot = await controller.observe()
+
+    async def frozen(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(3600)  # a page whose scripts never answer again
+
+    monkeypatch.setattr(controller_module, "capture_with_state", frozen)
+    monkeypatch.setattr(controller_module, "_SHOT_TIMEOUT_S", 0.3)
+    await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "zhang")
+    await asyncio.wait_for(controller.settled(), 5)
+    fill = recorder.records[-1]
+    assert (fill.kind, fill.outcome, fill.screenshot_after) == ("fill", "ok", None)
+    assert fill.screenshot_before is not None  # the navigation's after-shot, taken before the freeze
