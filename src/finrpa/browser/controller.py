@@ -96,6 +96,7 @@ from finrpa.kit.secret_text import SecretText
 
 _GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
 _SHOT_TIMEOUT_S = 15.0  # an after-shot (masks, PNG) taken in the background
+_SHOT_POLL_S = 0.1  # how often a running after-shot looks for a dialog that blocks the page
 _READ_TIMEOUT_S = 10.0
 
 
@@ -429,13 +430,26 @@ class Controller:
     async def _capture_after(
         self, tab: Tab, on_painted: Callable[[dict[str, dict[str, Any]] | None], None] | None = None
     ) -> Capture | None:
-        """The after screenshot; its failure is recorded, never raised (the effect already happened). Bounded in
-        time: a frozen page leaves the record without it rather than holding up every later record."""
-        capturing = capture_with_state(tab, mask_text_numbers=self.mask_text_numbers, on_painted=on_painted)
+        """The after screenshot; its failure is recorded, never raised (the effect already happened). Given up
+        when the page opens a native dialog meanwhile (its scripts stop answering until the dialog is closed) or
+        after :data:`_SHOT_TIMEOUT_S` (a frozen page): the record is then written without it rather than holding
+        up every later record."""
+        capturing = asyncio.ensure_future(
+            capture_with_state(tab, mask_text_numbers=self.mask_text_numbers, on_painted=on_painted)
+        )
+        deadline = time.monotonic() + _SHOT_TIMEOUT_S
         try:
-            return await asyncio.wait_for(capturing, _SHOT_TIMEOUT_S)
-        except (BrowserError, TimeoutError):
+            while not capturing.done():
+                if tab.pending_dialog is not None or time.monotonic() >= deadline:
+                    return None
+                await asyncio.wait({capturing}, timeout=_SHOT_POLL_S)
+            return capturing.result()
+        except BrowserError:
             return None
+        finally:
+            if not capturing.done():
+                capturing.cancel()
+                capturing.add_done_callback(_retrieved)
 
     async def _dispatch(self, ctx: OpContext, step: _Step, seen: _Seen | None) -> OpResult:
         action = step.action

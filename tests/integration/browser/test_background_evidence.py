@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any, cast
 
 import pytest
 from PIL import Image
@@ -151,3 +152,25 @@ async def test_an_after_shot_that_hangs_is_given_up_and_the_record_written_witho
     fill = recorder.records[-1]
     assert (fill.kind, fill.outcome, fill.screenshot_after) == ("fill", "ok", None)
     assert fill.screenshot_before is not None  # the navigation's after-shot, taken before the freeze
+
+
+async def test_an_after_shot_is_given_up_when_the_page_opens_a_dialog_meanwhile(
+    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorder = SlowRecorder(delay_s=0.0)
+    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
+    snapshot = await controller.observe()
+    tab = run_browser.active_tab
+
+    async def blocked(*args: object, **kwargs: object) -> None:
+        await asyncio.sleep(0.05)
+        tab.pending_dialog = cast(Any, "a session-expiry alert")  # the page's scripts stop answering
+        await asyncio.sleep(3600)
+
+    monkeypatch.setattr(controller_module, "capture_with_state", blocked)
+    try:
+        await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "zhang")
+        await asyncio.wait_for(controller.settled(), 2)  # not the 15 s a frozen page is given
+    finally:
+        tab.pending_dialog = None
+    assert (recorder.records[-1].kind, recorder.records[-1].screenshot_after) == ("fill", None)
