@@ -80,6 +80,8 @@ async def wait_for_change(
         tab.activity.clear()
         if tab.pending_dialog is not None:
             return True, None
+        if base.frame is tab.page.main_frame and tab.main_navigations > base.main_navigations:
+            return True, None  # the page navigated: the caller reads the new document once it is parsed
         counters = await counters_of(base.frame)
         if counters is None or counters.get("doc") != base.counters.get("doc"):
             return True, None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,7 @@ from finrpa.browser import (
     SwitchTab,
     Target,
     Upload,
+    verify,
 )
 from tests.fixtures.browser import StaticSite
 
@@ -135,6 +137,23 @@ async def test_link_click_navigates_and_the_snapshot_becomes_stale(
     assert result.navigated and result.url_after.endswith("home.html?user=link")
     with pytest.raises(StaleSnapshotError, match=r"navigated|gone"):
         await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "查询")))
+
+
+async def test_a_navigating_click_is_verified_by_the_navigation_without_reading_a_document(
+    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    controller, snap = await _controls(run_browser, static_site)
+    reads: list[object] = []
+    counters_of = verify.counters_of
+
+    async def counted(frame: Any, timeout_s: float = 3.0) -> dict[str, Any] | None:
+        reads.append(frame)
+        return await counters_of(frame, timeout_s)
+
+    monkeypatch.setattr(verify, "counters_of", counted)
+    result = await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "跳转首页")))
+    assert result.navigated and result.url_after.endswith("home.html?user=link")
+    assert reads == []  # the main frame's navigation is the effect: no wait in the old or the new document
 
 
 async def test_native_confirm_waits_for_an_accept_or_dismiss_action(
