@@ -362,7 +362,8 @@ async def _verify_effect(ctx: OpContext, base: Baseline, expect: Expectation | N
             raise PostconditionFailedError(
                 f'{doing} "{name}" did not lead to {", ".join(missing)} within {ctx.timeout_s:.0f} s.'
             )
-        counters = None if ctx.tab.pending_dialog else await counters_of(base.frame)
+        navigated = base.frame is ctx.tab.page.main_frame and ctx.tab.main_navigations > base.main_navigations
+        counters = None if ctx.tab.pending_dialog or navigated else await counters_of(base.frame)
     else:
         changed, counters = await wait_for_change(ctx.run, ctx.tab, base, min(ctx.timeout_s, _DEFAULT_CHANGE_S))
         if not changed:

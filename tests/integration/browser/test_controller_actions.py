@@ -139,8 +139,9 @@ async def test_link_click_navigates_and_the_snapshot_becomes_stale(
         await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "查询")))
 
 
+@pytest.mark.parametrize("expect", [None, Expectation(url_contains="home.html")])
 async def test_a_navigating_click_is_verified_by_the_navigation_without_reading_a_document(
-    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
+    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch, expect: Expectation | None
 ) -> None:
     controller, snap = await _controls(run_browser, static_site)
     reads: list[object] = []
@@ -151,7 +152,8 @@ async def test_a_navigating_click_is_verified_by_the_navigation_without_reading_
         return await counters_of(frame, timeout_s)
 
     monkeypatch.setattr(verify, "counters_of", counted)
-    result = await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "跳转首页")))
+    click = Click(snapshot_id=snap.snapshot_id, target=_target(snap, "跳转首页"), expect=expect)
+    result = await controller.execute(click)
     assert result.navigated and result.url_after.endswith("home.html?user=link")
     assert reads == []  # the main frame's navigation is the effect: no wait in the old or the new document
 
