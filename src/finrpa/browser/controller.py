@@ -608,9 +608,8 @@ class Controller:
         await self._write(step, "ok", None)
 
     async def _record(self, step: _Step, outcome: Outcome, error: BrowserError | None) -> None:
-        """Record a failed action (after the records of the actions before it)."""
+        """Record a failed action (after the records of the actions before it, and so after their after-shots)."""
         await self.settled()
-        await self._shot_taken()
         if step.before is None and step.shared_before is not None:
             step.before = step.shared_before.shared()
         if self.recorder is None:

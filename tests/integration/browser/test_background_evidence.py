@@ -11,7 +11,7 @@ from typing import Any, cast
 import pytest
 from PIL import Image
 
-from finrpa.browser import ActionIntent, ActionRecord, Controller, RunBrowser
+from finrpa.browser import ActionIntent, ActionRecord, Controller, PageSnapshot, RunBrowser
 from finrpa.browser import controller as controller_module
 from finrpa.browser.actions import Click, Expectation, Target
 from finrpa.browser.errors import BrowserError
@@ -41,11 +41,11 @@ class SlowRecorder:
         self.records.append(record)
 
 
-async def _opened(run_browser: RunBrowser, url: str, recorder: SlowRecorder) -> Controller:
-    """A controller in background-evidence mode, its tab at ``url``."""
+async def _opened(run_browser: RunBrowser, url: str, recorder: SlowRecorder) -> tuple[Controller, PageSnapshot]:
+    """A controller in background-evidence mode, its tab at ``url``, and a snapshot of that page."""
     controller = Controller(run_browser, recorder=recorder, screenshots=True, background_evidence=True)
     await controller.navigate(url)
-    return controller
+    return controller, await controller.observe()
 
 
 def _band(png: bytes, *, bottom: bool = False) -> tuple[int, ...]:
@@ -60,7 +60,7 @@ async def test_an_action_returns_before_its_record_and_settled_waits_for_it(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.3)
-    controller = await _opened(run_browser, static_site.url("tall.html"), recorder)
+    controller, _ = await _opened(run_browser, static_site.url("tall.html"), recorder)
     assert recorder.records == []  # still being written
     await controller.settled()
     assert [r.kind for r in recorder.records] == ["navigate"]
@@ -71,8 +71,7 @@ async def test_a_target_below_the_fold_is_scrolled_to_only_after_the_previous_af
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.0)
-    controller = await _opened(run_browser, static_site.url("tall.html"), recorder)
-    snapshot = await controller.observe()
+    controller, snapshot = await _opened(run_browser, static_site.url("tall.html"), recorder)
     note, submit = snapshot.find(name="备注")[0], snapshot.find(name="提交")[0]
     await controller.fill(snapshot, note.ref, "第一行")
     # Resolving the button must scroll it into view: that waits until the fill's after-shot is taken.
@@ -98,8 +97,7 @@ async def test_shared_before_shots_and_order_hold_in_the_background(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.02)
-    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
-    snapshot = await controller.observe()
+    controller, snapshot = await _opened(run_browser, static_site.url("login.html"), recorder)
     for name, value in (("用户名", "zhang"), ("备注", "第一行"), ("用户名", "li")):
         await controller.fill(snapshot, snapshot.find(name=name)[0].ref, value)
     await controller.settled()
@@ -114,7 +112,7 @@ async def test_shared_before_shots_and_order_hold_in_the_background(
 
 async def test_a_failed_record_is_raised_by_settled_not_lost(run_browser: RunBrowser, static_site: StaticSite) -> None:
     recorder = SlowRecorder(delay_s=0.01, fail_first=True)
-    controller = await _opened(run_browser, static_site.url("login.html"), recorder)  # its record: in the background
+    controller, _ = await _opened(run_browser, static_site.url("login.html"), recorder)  # its record: in the background
     with pytest.raises(OSError, match="No space left"):
         await controller.settled()
     await controller.settled()  # raised once; nothing else pending
@@ -124,8 +122,7 @@ async def test_a_failing_action_is_recorded_after_the_one_before_it(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
     recorder = SlowRecorder(delay_s=0.2)
-    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
-    snapshot = await controller.observe()
+    controller, snapshot = await _opened(run_browser, static_site.url("login.html"), recorder)
     await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "zhang")
     await run_browser.active_tab.page.evaluate("document.querySelector('input').remove()")
     with pytest.raises(BrowserError):
@@ -139,8 +136,7 @@ async def test_an_after_shot_that_hangs_is_given_up_and_the_record_written_witho
     run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorder = SlowRecorder(delay_s=0.0)
-    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
-    snapshot = await controller.observe()
+    controller, snapshot = await _opened(run_browser, static_site.url("login.html"), recorder)
 
     async def frozen(*args: object, **kwargs: object) -> None:
         await asyncio.sleep(3600)  # a page whose scripts never answer again
@@ -158,8 +154,7 @@ async def test_an_after_shot_is_given_up_when_the_page_opens_a_dialog_meanwhile(
     run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     recorder = SlowRecorder(delay_s=0.0)
-    controller = await _opened(run_browser, static_site.url("login.html"), recorder)
-    snapshot = await controller.observe()
+    controller, snapshot = await _opened(run_browser, static_site.url("login.html"), recorder)
     tab = run_browser.active_tab
 
     async def blocked(*args: object, **kwargs: object) -> None:
