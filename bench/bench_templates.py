@@ -210,6 +210,8 @@ async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: 
     to closing it, in an already running browser (FinRPA's is started before its runs too)."""
     spec = FLOWS[flow]
     params = spec.params(folder, seed)
+    if flow == "insurance_application":  # one beneficiary with the whole share, as template_arguments gives FinRPA
+        params["beneficiaries"] = [params["beneficiaries"][0] | {"share": 100}]
     cpu, started = cpu_seconds(), time.perf_counter()
     context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
     page = await context.new_page()
