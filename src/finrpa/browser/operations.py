@@ -44,7 +44,7 @@ from finrpa.browser.errors import (
 from finrpa.browser.events import EgressBlocked
 from finrpa.browser.frames import find_frame
 from finrpa.browser.records import mask_value
-from finrpa.browser.resolve import ResolvedTarget, resolve_target
+from finrpa.browser.resolve import ResolvedTarget, refuse, resolve_target
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import DialogInfo, Fingerprint, PageSnapshot
@@ -224,25 +224,24 @@ class _InPlaceCalendar:
                 )
 
 
-_SELECT_OPTION = "(el, w) => [el.tagName, el.tagName === 'SELECT' ? window.__finrpa_pm.optionFor(el, w) : null]"
+_SELECT_OPTION = "(el, w) => window.__finrpa_pm.selectOption(el, w)"
 
 
 async def do_select(ctx: OpContext, action: Select) -> OpResult:
     target = _target(ctx)
-    # One round trip: is it a <select>, and which of its options is the one wanted.
-    tag, value = await target.handle.evaluate(_SELECT_OPTION, action.option)
-    if tag != "SELECT":
-        raise InvalidActionError(
-            f'"{target.fingerprint.name}" is a custom dropdown, not a <select>; use widgets.choose_option.'
-        )
-    if value is None:
-        options = await target.handle.evaluate("el => [...el.options].map(o => o.label || o.text)")
-        raise InvalidActionError(
-            f'"{target.fingerprint.name}" has no option {action.option!r}; its options are {options[:20]}.'
-        )
+    name = target.fingerprint.name
     try:
-        await target.handle.select_option(value=value, timeout=ctx.timeout_s * 1000)
-        state = await _read_until(ctx, action.option, lambda s: s["matches"])
+        # One round trip: is it a <select>, which option is the one wanted, choose it, read the field back.
+        chosen = dict(await target.handle.evaluate(_SELECT_OPTION, action.option))
+        if chosen["tag"] != "SELECT":
+            raise InvalidActionError(f'"{name}" is a custom dropdown, not a <select>; use widgets.choose_option.')
+        if chosen["value"] is None:
+            raise InvalidActionError(f'"{name}" has no option {action.option!r}; its options are {chosen["options"]}.')
+        if chosen.get("refused"):
+            raise refuse("disabled" if chosen["refused"] == "disabled" else "not_visible", target.fingerprint)
+        state = dict(chosen["state"])
+        if not state["matches"]:
+            state = await _read_until(ctx, action.option, lambda s: s["matches"])
     except PlaywrightError as exc:
         raise playwright_failure(exc, ctx, "Selecting in") from exc
     if not state["matches"]:

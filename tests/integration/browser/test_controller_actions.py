@@ -28,6 +28,7 @@ from finrpa.browser import (
     StaleSnapshotError,
     SwitchTab,
     Target,
+    TargetRefusedError,
     Upload,
     verify,
 )
@@ -72,6 +73,28 @@ async def test_unknown_select_option_is_a_typed_error_listing_the_options(
     controller, snap = await _controls(run_browser, static_site)
     with pytest.raises(InvalidActionError, match="人民币"):
         await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "币种"), option="欧元"))
+
+
+async def test_a_select_sends_the_events_of_a_user_choice_and_a_choice_the_page_undoes_fails(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller = Controller(run_browser, screenshots=False)
+    await controller.navigate(static_site.url("selects.html"))
+    snap = await controller.observe()
+    chosen = await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "币种"), option="美元"))
+    assert chosen.value == "美元"
+    page = run_browser.active_tab.page
+    # input, then change, each once and bubbling (the change reaches a listener on the body), as Playwright's
+    # selectOption sends them
+    assert await page.evaluate("window.seen") == ["input:USD:true", "change:USD:true", "body-change:cur"]
+
+    snap = await controller.observe()
+    with pytest.raises(PostconditionFailedError, match="changed it back"):
+        await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "期限"), option="六个月"))
+    snap = await controller.observe()
+    with pytest.raises(TargetRefusedError, match="disabled"):
+        await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "地区"), option="华北"))
+    assert await page.evaluate("document.getElementById('region').value") == ""
 
 
 async def test_select_on_a_custom_dropdown_is_refused_before_anything_is_chosen(

@@ -629,6 +629,12 @@
     return counters();
   };
 
+  const optionFor = (el, wanted) => {
+    const w = squash(wanted);
+    const opts = [...el.options];
+    const hit = opts.find((o) => squash(o.label || o.text) === w) || opts.find((o) => o.value === wanted);
+    return hit ? hit.value : null;
+  };
   const readState = (el, expected) => {
     const sensitive = isSensitiveField(el);
     let value;
@@ -809,11 +815,23 @@
     markElementSensitive: (el) => { el.setAttribute("data-finrpa-sensitive", ""); },
     maskElement: (el, colour) => { maskBox(el.getBoundingClientRect(), colour); return true; },
     readState: (el, expected) => readState(el, expected),
-    optionFor: (el, wanted) => {
-      const w = squash(wanted);
-      const opts = [...el.options];
-      const hit = opts.find((o) => squash(o.label || o.text) === w) || opts.find((o) => o.value === wanted);
-      return hit ? hit.value : null;
+    optionFor: (el, wanted) => optionFor(el, wanted),
+    selectOption: async (el, wanted) => {
+      // Choose the option as a user's choice reaches the page (the events Playwright's selectOption sends: input,
+      // then change, after a visible and enabled check), and read the field back, all in one call. The read-back
+      // waits for the tasks the change handlers queued (a portal that puts the field back does so in one).
+      if (el.tagName !== "SELECT") return { tag: el.tagName };
+      const value = optionFor(el, wanted);
+      if (value === null) return { tag: "SELECT", value, options: [...el.options].slice(0, 20).map((o) => o.label || o.text) };
+      if (!visible(el)) return { tag: "SELECT", value, refused: "not_visible" };
+      const option = [...el.options].find((o) => o.value === value);
+      if (!enabled(el) || option.disabled) return { tag: "SELECT", value, refused: "disabled" };
+      el.value = undefined;
+      option.selected = true;
+      el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+      await new Promise((done) => setTimeout(done, 0));
+      return { tag: "SELECT", value, state: readState(el, wanted) };
     },
     hasText: (t) => rawText().includes(t),
     elementState: (role, name) => {
