@@ -52,8 +52,7 @@ from finrpa.browser.verify import Baseline, counters_of, wait_for_change, wait_f
 from finrpa.kit.secret_text import reveal
 
 _READ = "(el, e) => window.__finrpa_pm.readState(el, e)"
-_MARK_SENSITIVE = "el => window.__finrpa_pm.markElementSensitive(el)"
-_READ_ONLY = "el => !!el.readOnly || el.getAttribute('aria-readonly') === 'true'"
+_PREPARE_FILL = "(el, [sensitive, isDate]) => window.__finrpa_pm.prepareFill(el, sensitive, isDate)"
 _NEXT_CHANGE = "([s, ms]) => window.__finrpa_pm.nextChange(s, ms)"
 _DEFAULT_CHANGE_S = 5.0
 _READBACK_S = 2.0
@@ -128,12 +127,19 @@ async def do_fill(ctx: OpContext, action: Fill) -> OpResult:
     plain = reveal(action.value)
     sensitive = action.sensitive or not isinstance(action.value, str)
     day = None if sensitive else as_date(plain)
-    if day is not None and await _read_only(ctx):
+    try:
+        # One round trip before the typing: the sensitive mark, and Playwright's fill up to its typing (see
+        # prepareFill); the text then goes in as Playwright's fill types it (the protocol's insertText).
+        prepared = await target.handle.evaluate(_PREPARE_FILL, [sensitive, day is not None])
+    except PlaywrightError as exc:
+        raise playwright_failure(exc, ctx, "Filling") from exc
+    if prepared == "readonly" and day is not None:
         return await _fill_from_calendar(ctx, action, day)
     try:
-        if sensitive:
-            await target.handle.evaluate(_MARK_SENSITIVE)
-        await target.handle.fill(plain, timeout=ctx.timeout_s * 1000)
+        if prepared == "focused" and plain:
+            await (await ctx.tab.cdp()).send("Input.insertText", {"text": plain})
+        else:
+            await target.handle.fill(plain, timeout=ctx.timeout_s * 1000)
         expected = action.expect_value if action.expect_value is not None else plain
         state = await _read_until(ctx, expected, lambda s: s["matches"])
     except PlaywrightError as exc:
@@ -146,13 +152,6 @@ async def do_fill(ctx: OpContext, action: Fill) -> OpResult:
             "input: set expect_value to the formatted value, or use the date-picker helper."
         )
     return OpResult(value=state["value"], value_masked=masked, counters=state["counters"])
-
-
-async def _read_only(ctx: OpContext) -> bool:
-    try:
-        return bool(await _target(ctx).handle.evaluate(_READ_ONLY))
-    except PlaywrightError as exc:
-        raise playwright_failure(exc, ctx, "Filling") from exc
 
 
 async def _fill_from_calendar(ctx: OpContext, action: Fill, day: date) -> OpResult:

@@ -191,9 +191,16 @@ class Tab:
         self.downloads: list[asyncio.Future[DownloadedFile]] = []
         self.main_navigations = 0
         self.dialog_count = 0
-        self.cdp: CDPSession | None = None  # for fast screenshots, opened on first use
+        self._cdp: asyncio.Future[CDPSession] | None = None  # opened on first use
         self.clearing: asyncio.Future[object] | None = None  # the last capture's masks coming down
         self.parsed = False  # the main document fired DOMContentLoaded since the tab's last main-frame navigation
+
+    async def cdp(self) -> CDPSession:
+        """The page's own protocol session (screenshots, typing), opened on first use; callers at the same time
+        share one, and a caller cancelled meanwhile does not cancel it for the others."""
+        if self._cdp is None or (self._cdp.done() and (self._cdp.cancelled() or self._cdp.exception() is not None)):
+            self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+        return await asyncio.shield(self._cdp)
 
     async def wait_parsed(self, timeout_s: float) -> None:
         """Return once the main document is parsed (its DOM can be observed): at once when the tab saw its

@@ -69,9 +69,7 @@ async def _clear(node: FrameNode) -> dict[str, Any] | None:
 
 
 async def _png(tab: Tab) -> bytes:
-    if tab.cdp is None:
-        tab.cdp = await tab.page.context.new_cdp_session(tab.page)
-    shot = await tab.cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    shot = await (await tab.cdp()).send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
     return base64.b64decode(shot["data"])
 
 

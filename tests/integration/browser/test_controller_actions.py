@@ -109,6 +109,42 @@ async def test_select_on_a_custom_dropdown_is_refused_before_anything_is_chosen(
     assert (await controller.observe()).find(name="币种", role="combobox")[0].value in ("", "请选择", None)
 
 
+async def test_a_fill_reaches_the_page_as_playwrights_fill_does_and_other_fields_are_left_to_it(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller = Controller(run_browser, screenshots=False)
+    await controller.navigate(static_site.url("fills.html"))
+    page = run_browser.active_tab.page
+    snap = await controller.observe()
+    await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=_target(snap, "户名甲"), value="杭州示例"))
+    await page.get_by_label("户名乙").fill("杭州示例")  # the twin field, by Playwright's own fill (which blurs 甲)
+    await page.evaluate("document.activeElement.blur()")
+    seen = await page.evaluate("window.seen")
+    # the same events, in the same order, with the same values, as Playwright's fill of the twin field
+    assert seen["a"] == seen["b"] == [
+        "focus|true||旧值",
+        "beforeinput|true|insertText|旧值",
+        "input|true|insertText|杭州示例",
+        "change|true||杭州示例",
+        "blur|true||杭州示例",
+    ]
+    for name, value, expected in (
+        ("说明", "第二行", "第二行"),
+        ("笔数", "12", "12"),  # number fields are Playwright's
+        ("邮箱", "ops@example.com", "ops@example.com"),
+        ("批注", "新批注", "新批注"),  # so is contenteditable
+    ):
+        snap = await controller.observe()
+        done = await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=_target(snap, name), value=value))
+        assert done.value == expected
+    assert await page.evaluate("[memo.value, count.value, mail.value, note.textContent]") == [
+        "第二行", "12", "ops@example.com", "新批注",
+    ]
+    snap = await controller.observe()
+    await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=_target(snap, "户名甲"), value=""))
+    assert await page.evaluate("a.value") == ""
+
+
 async def test_a_field_that_rewrites_input_fails_the_read_back_unless_the_format_is_declared(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:

@@ -65,6 +65,23 @@ async def test_password_and_card_number_are_flat_boxes_in_the_after_screenshot(
     assert last.masked_regions >= 2
 
 
+async def test_a_secret_typed_into_an_ordinary_field_is_masked_from_its_own_after_screenshot_on(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    recorder = MemoryRecorder()
+    controller = Controller(run_browser, recorder=recorder, screenshots=True)
+    await controller.navigate(static_site.url("login.html"))
+    snapshot = await controller.observe()
+    note = snapshot.find(name="备注")[0]
+
+    await controller.fill(snapshot, note.ref, SecretText("普通字段里的口令"))
+    await controller.settled()
+
+    after = recorder.records[-1].screenshot_after
+    assert after is not None
+    assert _region_colours(after.png, note) == {MASK_RGB}
+
+
 async def test_records_and_intents_never_carry_the_typed_secret(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:

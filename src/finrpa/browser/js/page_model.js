@@ -18,6 +18,7 @@
   const CLICK_EVENTS = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup"]);
   const SENSITIVE_AUTOCOMPLETE = /cc-number|cc-csc|cc-exp|one-time-code|current-password|new-password/i;
   // Card numbers (13-19 digits, optionally in groups of four) and PRC ID numbers (15 or 18 characters).
+  const TYPE_INTO = new Set(["", "text", "password", "search", "tel", "url", "email"]);  // typed, not set
   const CARD_OR_ID = /^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])$/;
   const NUMBER_IN_TEXT = /(?<![\d.,])(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]?\d{1,3})?|\d{17}[\dXx])(?![\d.,])/g;
 
@@ -813,6 +814,22 @@
       return [r.left + iframe.clientLeft + parseFloat(cs.paddingLeft), r.top + iframe.clientTop + parseFloat(cs.paddingTop)];
     },
     markElementSensitive: (el) => { el.setAttribute("data-finrpa-sensitive", ""); },
+    prepareFill: (el, sensitive, isDate) => {
+      // A fill up to the typing, in one call: the sensitive mark first (every later screenshot masks the field),
+      // then what Playwright's fill does before it types (its visible, enabled and editable checks, the field's
+      // text selected and the field focused). "focused": type now. A read-only field given a date answers
+      // "readonly" (its date comes from its picker); anything else Playwright's fill handles itself (its waits
+      // for a field to become editable, other input types, contenteditable) answers "fallback".
+      if (sensitive) el.setAttribute("data-finrpa-sensitive", "");
+      const readOnly = !!el.readOnly || el.getAttribute("aria-readonly") === "true";
+      if (isDate && readOnly) return "readonly";
+      const textarea = el.tagName === "TEXTAREA";
+      const typed = textarea || (el.tagName === "INPUT" && TYPE_INTO.has((el.type || "").toLowerCase()));
+      if (!typed || readOnly || !el.isConnected || !visible(el) || !enabled(el)) return "fallback";
+      if (textarea) { el.selectionStart = 0; el.selectionEnd = el.value.length; } else el.select();
+      el.focus();
+      return el.getRootNode().activeElement === el ? "focused" : "fallback";
+    },
     maskElement: (el, colour) => { maskBox(el.getBoundingClientRect(), colour); return true; },
     readState: (el, expected) => readState(el, expected),
     optionFor: (el, wanted) => optionFor(el, wanted),
