@@ -195,6 +195,13 @@ class Tab:
         self.clearing: asyncio.Future[object] | None = None  # the last capture's masks coming down
         self.parsed = False  # the main document fired DOMContentLoaded since the tab's last main-frame navigation
 
+    def open_cdp(self) -> None:
+        """Start opening the protocol session now, so that the first screenshot or typing does not wait for it
+        (a tab closed meanwhile leaves it failed: :meth:`cdp` would then try again)."""
+        if self._cdp is None:
+            self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            self._cdp.add_done_callback(lambda done: done.cancelled() or done.exception())
+
     async def cdp(self) -> CDPSession:
         """The page's own protocol session (screenshots, typing), opened on first use; callers at the same time
         share one, and a caller cancelled meanwhile does not cancel it for the others."""
@@ -394,6 +401,7 @@ class RunBrowser:
         page.on("domcontentloaded", lambda _page: setattr(tab, "parsed", True))
         page.on("close", lambda _page: self._on_tab_closed(tab))
         page.on("crash", lambda _page: self.emit(PageCrashed(run_id=self.config.run_id, tab_id=tab.tab_id)))
+        tab.open_cdp()
         return tab
 
     def _on_navigated(self, tab: Tab, frame: object) -> None:
