@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import weakref
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
+from playwright.async_api import ElementHandle, Frame, Page
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Frame, Page
+
+# Each child frame's <iframe> element, asked for once: a frame keeps its element for its lifetime (an iframe that is
+# moved or replaced holds a new frame), and the entry goes with the frame.
+_ELEMENTS: weakref.WeakKeyDictionary[Frame, ElementHandle] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -58,14 +64,27 @@ async def locate_offsets(nodes: list[FrameNode]) -> None:
         await asyncio.gather(*(_offset_of(node) for node in by_depth[depth]))
 
 
+async def on_frame_element(frame: Frame, expression: str, arg: Any = None) -> Any:
+    """Evaluate ``expression`` on the <iframe> element that holds ``frame``, in its parent frame. The element is
+    asked for once per frame; one gone stale meanwhile (its parent's document replaced in place) is asked for again."""
+    cached = _ELEMENTS.get(frame)
+    if cached is not None:
+        try:
+            return await cached.evaluate(expression, arg)
+        except PlaywrightError:
+            _ELEMENTS.pop(frame, None)
+    element = _ELEMENTS[frame] = await frame.frame_element()
+    return await element.evaluate(expression, arg)
+
+
 async def _offset_of(node: FrameNode) -> None:
     assert node.parent is not None
     try:
-        element = await node.frame.frame_element()
-        dx, dy = await element.evaluate(
+        dx, dy = await on_frame_element(
+            node.frame,
             "el => { const r = el.getBoundingClientRect(); const cs = getComputedStyle(el);"
             " return [r.left + el.clientLeft + parseFloat(cs.paddingLeft),"
-            " r.top + el.clientTop + parseFloat(cs.paddingTop)]; }"
+            " r.top + el.clientTop + parseFloat(cs.paddingTop)]; }",
         )
     except PlaywrightError:
         dx, dy = 0.0, 0.0

@@ -16,7 +16,7 @@ from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 
 from finrpa.browser.errors import RefusalReason, StaleSnapshotError, TargetRefusedError
-from finrpa.browser.frames import find_frame
+from finrpa.browser.frames import find_frame, on_frame_element
 from finrpa.browser.runtime import Tab
 from finrpa.browser.script import page_model_js
 from finrpa.browser.snapshot import Fingerprint
@@ -143,11 +143,10 @@ async def _visible_through_frames(frame: Frame, point: tuple[float, float]) -> b
     current, (x, y) = frame, point
     while current.parent_frame is not None:
         try:
-            element = await current.frame_element()
-            result = await element.evaluate(_FRAME_HIT, [x, y])
+            result = await on_frame_element(current, _FRAME_HIT, [x, y])
             if result is None:
                 await current.parent_frame.evaluate(page_model_js())
-                result = await element.evaluate(_FRAME_HIT, [x, y])
+                result = await on_frame_element(current, _FRAME_HIT, [x, y])
         except PlaywrightError:
             return False
         if not result or not result["hit"]:

@@ -26,7 +26,7 @@ from typing import Any
 from playwright.async_api import Error as PlaywrightError
 
 from finrpa.browser.errors import ActionTimeoutError, BrowserError
-from finrpa.browser.frames import FrameNode, frame_tree
+from finrpa.browser.frames import FrameNode, frame_tree, on_frame_element
 from finrpa.browser.records import Screenshot
 from finrpa.browser.runtime import Tab
 from finrpa.browser.script import invoke
@@ -54,8 +54,7 @@ async def _mask(node: FrameNode, text_numbers: bool) -> tuple[int, dict[str, Any
 
 async def _mask_whole_frame(node: FrameNode) -> bool:
     try:
-        element = await node.frame.frame_element()
-        await element.evaluate(_MASK_FRAME, MASK_COLOR)
+        await on_frame_element(node.frame, _MASK_FRAME, MASK_COLOR)
     except PlaywrightError:
         return False
     return True

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from playwright.async_api import ElementHandle, Frame
 
-from finrpa.browser import Click, Controller, Expectation, Fill, PageSnapshot, RunBrowser, Target
+from finrpa.browser import Click, Controller, Expectation, Fill, PageSnapshot, RunBrowser, Target, frames
 from finrpa.browser.snapshot import ElementInfo
 from tests.fixtures.browser import StaticSite
 
@@ -74,3 +75,25 @@ async def test_an_id_number_typed_into_a_cross_origin_frame_is_masked_in_the_sna
     after = await controller.observe()
     masked = _in_frame(after, "证件号码", "main/1")
     assert masked.value is not None and "19900307" not in masked.value and masked.sensitive
+
+
+async def test_a_frames_iframe_element_is_asked_for_once_and_again_when_it_went_stale(
+    run_browser: RunBrowser, static_site: StaticSite, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await _frames(run_browser, static_site)
+    child = run_browser.active_tab.page.main_frame.child_frames[0]
+    asked: list[object] = []
+    original = type(child).frame_element
+
+    async def counting(frame: Frame) -> ElementHandle:
+        asked.append(frame)
+        return await original(frame)
+
+    monkeypatch.setattr(type(child), "frame_element", counting)
+    frames._ELEMENTS.pop(child, None)
+    assert await frames.on_frame_element(child, "el => el.name") == "policy-frame"
+    assert await frames.on_frame_element(child, "el => el.name") == "policy-frame"
+    assert len(asked) == 1
+    await frames._ELEMENTS[child].dispose()  # as when its parent's document is replaced in place
+    assert await frames.on_frame_element(child, "el => el.name") == "policy-frame"
+    assert len(asked) == 2
