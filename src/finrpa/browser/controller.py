@@ -242,9 +242,12 @@ class Controller:
         if seen is None:
             return
         tab = self.run.tab(snapshot.tab_id)
-        for path, (document, _) in list(seen.frames.items()):
-            frame = find_frame(tab.page, path)
-            counters = await counters_of(frame) if frame is not None else None
+        paths = list(seen.frames.items())
+        frames = [find_frame(tab.page, path) for path, _ in paths]
+        read = await asyncio.gather(*(counters_of(frame) for frame in frames if frame is not None))
+        readings = iter(read)
+        for (path, (document, _)), frame in zip(paths, frames, strict=True):
+            counters = next(readings) if frame is not None else None
             if counters is None or str(counters["doc"]) != document:
                 continue
             if path == "main" and f"{counters['doc']}.{counters['nav']}" != snapshot.navigation_id:

@@ -326,7 +326,13 @@ async def do_press(ctx: OpContext, action: Press) -> OpResult:
         press = asyncio.ensure_future(ctx.tab.page.keyboard.press(action.key))
     await _settle_click(ctx, press, f"Pressing {action.key} on")
     if action.expect is None and action.key.split("+")[-1] != "Enter":
-        return OpResult(counters=await counters_of(frame))  # Tab, Escape, arrows: no observable default
+        # Tab, Escape, arrows: no observable default. A target is read back with its frame's counters (after a Tab
+        # that commits a typed date, the value the field kept); one gone meanwhile leaves the counters alone.
+        if ctx.target is not None and ctx.tab.pending_dialog is None:
+            with contextlib.suppress(PlaywrightError):
+                state = await _read_back(ctx, None)
+                return OpResult(value=state["value"], value_masked=state["value"], counters=state["counters"])
+        return OpResult(counters=await counters_of(frame))
     name = ctx.target.fingerprint.name if ctx.target else "the page"
     return await _verify_effect(ctx, base, action.expect, f"Pressing {action.key} on", name)
 

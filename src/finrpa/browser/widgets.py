@@ -61,12 +61,15 @@ async def _typed(controller: Controller, snapshot: PageSnapshot, element: Elemen
     target = Target(ref=element.ref, fingerprint=fingerprint)
     try:
         await controller.execute(Fill(snapshot_id=snapshot.snapshot_id, target=target, value=text))
-        # Tab commits the typed date and closes the calendar typing may have opened (Enter could submit).
-        await controller.execute(Press(snapshot_id=snapshot.snapshot_id, key="Tab", target=target))
-        reading = await controller.read(Target(fingerprint=fingerprint), snapshot.tab_id)
+        # Tab commits the typed date and closes the calendar typing may have opened (Enter could submit); the press
+        # reads the field back (the portal may rewrite it as it loses focus), else it is read again by its name.
+        pressed = await controller.execute(Press(snapshot_id=snapshot.snapshot_id, key="Tab", target=target))
+        shown = pressed.value
+        if shown is None:
+            shown = (await controller.read(Target(fingerprint=fingerprint), snapshot.tab_id)).value
     except (PostconditionFailedError, StaleSnapshotError):
         return False
-    if parse_date(reading.value) != value:
+    if parse_date(shown) != value:
         return False
     await controller.accept_own_changes(snapshot)
     return True

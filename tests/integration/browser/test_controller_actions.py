@@ -145,6 +145,18 @@ async def test_a_fill_reaches_the_page_as_playwrights_fill_does_and_other_fields
     assert await page.evaluate("a.value") == ""
 
 
+async def test_a_tab_on_a_field_reads_back_what_the_field_kept_as_it_lost_focus(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller = Controller(run_browser, screenshots=False)
+    await controller.navigate(static_site.url("fills.html"))
+    snap = await controller.observe()
+    target = _target(snap, "签发日期")
+    await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=target, value="2024-03-01"))
+    pressed = await controller.execute(Press(snapshot_id=snap.snapshot_id, key="Tab", target=target))
+    assert pressed.value == "2024/03/01"  # rewritten by the field's blur handler
+
+
 async def test_a_field_that_rewrites_input_fails_the_read_back_unless_the_format_is_declared(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
