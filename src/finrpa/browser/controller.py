@@ -507,6 +507,11 @@ class Controller:
         fingerprint, element = _expected(target, seen)
         step.target = _summary(target.ref, fingerprint, element, None)
         expect = _frame_state(seen, fingerprint.frame) if seen is not None else None
+        # A target in a child frame: the main frame must not have changed since the snapshot either; its counters
+        # are read while the target is resolved (both before acting).
+        main: asyncio.Future[dict[str, Any] | None] | None = None
+        if seen is not None and fingerprint.frame != "main":
+            main = asyncio.ensure_future(counters_of(step.tab.page.main_frame))
         try:
             resolved = await resolve_target(step.tab, fingerprint, expect, before_scrolling=self._scroll_hook())
         except StaleSnapshotError as exc:
@@ -516,11 +521,16 @@ class Controller:
                 f"The page {how} since snapshot {seen.snapshot.snapshot_id}; observe again."
             ) from exc
         except TargetRefusedError:
-            if seen is not None and fingerprint.frame != "main":
-                await self._ensure_fresh(seen, step.tab, "main", None)
+            if main is not None:
+                assert seen is not None
+                await self._ensure_fresh(seen, step.tab, "main", await main)
             raise
-        if seen is not None and fingerprint.frame != "main":
-            await self._ensure_fresh(seen, step.tab, "main", None)
+        finally:
+            if main is not None and not main.done():
+                main.add_done_callback(_retrieved)
+        if main is not None:
+            assert seen is not None
+            await self._ensure_fresh(seen, step.tab, "main", await main)
         if self.recorder is not None and element is None:
             step.target = _summary(target.ref, fingerprint, None, await resolved.bbox())
         return resolved

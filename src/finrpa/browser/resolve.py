@@ -102,10 +102,8 @@ async def resolve_target(
             raise StaleSnapshotError(_stale_message(info.get("counters") or {}, expect))
         raise refuse(cast(RefusalReason, status), fingerprint, int(info.get("count", 0)))
     target = ResolvedTarget(element, frame, fingerprint)
-    if frame.parent_frame is not None:
-        point = (await target.details())["point"]
-        if not await _visible_through_frames(frame, (float(point[0]), float(point[1]))):
-            raise refuse("occluded", fingerprint)
+    if frame.parent_frame is not None and not await _visible_through_frames(target):
+        raise refuse("occluded", fingerprint)
     return target
 
 
@@ -138,15 +136,22 @@ async def _resolve_in(
     return None, dict(info) if isinstance(info, dict) else {"status": "detached"}
 
 
-async def _visible_through_frames(frame: Frame, point: tuple[float, float]) -> bool:
-    """True when the point is not covered in any enclosing frame (e.g. by a modal over an iframe)."""
-    current, (x, y) = frame, point
+async def _visible_through_frames(target: ResolvedTarget) -> bool:
+    """True when the target's centre is not covered in any enclosing frame (e.g. by a modal over an iframe). The
+    first parent reads the centre from a same-origin frame itself; a cross-origin frame is asked for it."""
+    current = target.frame
+    x: float | None = None
+    y: float | None = None
     while current.parent_frame is not None:
         try:
             result = await on_frame_element(current, _FRAME_HIT, [x, y])
             if result is None:
                 await current.parent_frame.evaluate(page_model_js())
                 result = await on_frame_element(current, _FRAME_HIT, [x, y])
+            if result is not None and result["point"] is None:
+                point = (await target.details())["point"]
+                x, y = float(point[0]), float(point[1])
+                continue
         except PlaywrightError:
             return False
         if not result or not result["hit"]:

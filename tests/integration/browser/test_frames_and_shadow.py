@@ -5,7 +5,17 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import ElementHandle, Frame
 
-from finrpa.browser import Click, Controller, Expectation, Fill, PageSnapshot, RunBrowser, Target, frames
+from finrpa.browser import (
+    Click,
+    Controller,
+    Expectation,
+    Fill,
+    PageSnapshot,
+    RunBrowser,
+    Target,
+    TargetRefusedError,
+    frames,
+)
 from finrpa.browser.snapshot import ElementInfo
 from tests.fixtures.browser import StaticSite
 
@@ -97,3 +107,22 @@ async def test_a_frames_iframe_element_is_asked_for_once_and_again_when_it_went_
     await frames._ELEMENTS[child].dispose()  # as when its parent's document is replaced in place
     assert await frames.on_frame_element(child, "el => el.name") == "policy-frame"
     assert len(asked) == 2
+
+
+@pytest.mark.parametrize("path", ["main/0", "main/1"], ids=["same-origin frame", "cross-origin frame"])
+async def test_a_field_in_a_frame_under_a_modal_of_the_page_is_refused_as_covered(
+    run_browser: RunBrowser, static_site: StaticSite, path: str
+) -> None:
+    controller, snapshot = await _frames(run_browser, static_site)
+    page = run_browser.active_tab.page
+    field = _in_frame(snapshot, "投保人姓名", path)
+    target = Target(ref=field.ref, fingerprint=field.fingerprint)
+    cover = "d => { d.id = 'cover'; d.style.cssText = 'position:fixed;inset:0;background:#0003;z-index:9'; }"
+    await page.evaluate(f"({cover})(document.body.appendChild(document.createElement('div')))")
+    snapshot = await controller.observe()
+    with pytest.raises(TargetRefusedError) as refused:
+        await controller.execute(Fill(snapshot_id=snapshot.snapshot_id, target=target, value="王五"))
+    assert refused.value.reason == "occluded"
+    await page.evaluate("document.getElementById('cover').remove()")
+    snapshot = await controller.observe()
+    await controller.execute(Fill(snapshot_id=snapshot.snapshot_id, target=target, value="王五"))

@@ -802,6 +802,14 @@
 
   const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, changeAfter, hitsTarget,
     frameHit: (iframe, x, y) => {
+      if (x === null) {
+        // The point the frame's own page model resolved last, read through the frame when it is same-origin
+        // (a cross-origin frame answers "point": the caller asks the frame for it).
+        let last = null;
+        try { const child = iframe.contentWindow.__finrpa_pm; last = child ? child.lastResolve() : null; } catch (e) { last = null; }
+        if (!last || !last.point) return { point: null };
+        [x, y] = last.point;
+      }
       const r = iframe.getBoundingClientRect();
       const cs = getComputedStyle(iframe);
       const px = r.left + iframe.clientLeft + parseFloat(cs.paddingLeft) + x;
