@@ -37,9 +37,9 @@ from tests.fixtures.browser import StaticSite
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="module")]
 
 
-async def _controls(run: RunBrowser, site: StaticSite) -> tuple[Controller, PageSnapshot]:
+async def _controls(run: RunBrowser, site: StaticSite, page: str = "controls.html") -> tuple[Controller, PageSnapshot]:
     controller = Controller(run, screenshots=False)
-    await controller.navigate(site.url("controls.html"))
+    await controller.navigate(site.url(page))
     return controller, await controller.observe()
 
 
@@ -78,9 +78,7 @@ async def test_unknown_select_option_is_a_typed_error_listing_the_options(
 async def test_a_select_sends_the_events_of_a_user_choice_and_a_choice_the_page_undoes_fails(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    controller = Controller(run_browser, screenshots=False)
-    await controller.navigate(static_site.url("selects.html"))
-    snap = await controller.observe()
+    controller, snap = await _controls(run_browser, static_site, "selects.html")
     chosen = await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "币种"), option="美元"))
     assert chosen.value == "美元"
     page = run_browser.active_tab.page
@@ -100,9 +98,7 @@ async def test_a_select_sends_the_events_of_a_user_choice_and_a_choice_the_page_
 async def test_select_on_a_custom_dropdown_is_refused_before_anything_is_chosen(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    controller = Controller(run_browser, screenshots=False)
-    await controller.navigate(static_site.url("widgets.html"))
-    snap = await controller.observe()
+    controller, snap = await _controls(run_browser, static_site, "widgets.html")
     target = _target(snap, "币种", role="combobox")
     with pytest.raises(InvalidActionError, match="custom dropdown"):
         await controller.execute(Select(snapshot_id=snap.snapshot_id, target=target, option="美元"))
@@ -112,10 +108,8 @@ async def test_select_on_a_custom_dropdown_is_refused_before_anything_is_chosen(
 async def test_a_fill_reaches_the_page_as_playwrights_fill_does_and_other_fields_are_left_to_it(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    controller = Controller(run_browser, screenshots=False)
-    await controller.navigate(static_site.url("fills.html"))
+    controller, snap = await _controls(run_browser, static_site, "fills.html")
     page = run_browser.active_tab.page
-    snap = await controller.observe()
     await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=_target(snap, "户名甲"), value="杭州示例"))
     await page.get_by_label("户名乙").fill("杭州示例")  # the twin field, by Playwright's own fill (which blurs 甲)
     await page.evaluate("document.activeElement.blur()")
@@ -148,9 +142,7 @@ async def test_a_fill_reaches_the_page_as_playwrights_fill_does_and_other_fields
 async def test_a_tab_on_a_field_reads_back_what_the_field_kept_as_it_lost_focus(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    controller = Controller(run_browser, screenshots=False)
-    await controller.navigate(static_site.url("fills.html"))
-    snap = await controller.observe()
+    controller, snap = await _controls(run_browser, static_site, "fills.html")
     target = _target(snap, "签发日期")
     await controller.execute(Fill(snapshot_id=snap.snapshot_id, target=target, value="2024-03-01"))
     pressed = await controller.execute(Press(snapshot_id=snap.snapshot_id, key="Tab", target=target))

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from finrpa.browser import ActionIntent, ActionRecord, Controller, RunBrowser, SecretText
+from finrpa.browser import ActionIntent, ActionRecord, Controller, PageSnapshot, RunBrowser, SecretText
 from finrpa.browser.screenshots import MASK_COLOR
 from finrpa.browser.snapshot import ElementInfo
 from finrpa.objectstore.port import StoredObject
@@ -43,13 +43,19 @@ def _region_colours(png: bytes, element: ElementInfo) -> set[tuple[int, ...]]:
     return {tuple(c) for _, c in region.getcolors(maxcolors=100_000) or [] if isinstance(c, tuple)}
 
 
+async def _login_page(
+    run: RunBrowser, site: StaticSite, *, screenshots: bool
+) -> tuple[MemoryRecorder, Controller, PageSnapshot]:
+    recorder = MemoryRecorder()
+    controller = Controller(run, recorder=recorder, screenshots=screenshots)
+    await controller.navigate(site.url("login.html"))
+    return recorder, controller, await controller.observe()
+
+
 async def test_password_and_card_number_are_flat_boxes_in_the_after_screenshot(
     run_browser: RunBrowser, static_site: StaticSite, tmp_path: Path
 ) -> None:
-    recorder = MemoryRecorder()
-    controller = Controller(run_browser, recorder=recorder, screenshots=True)
-    await controller.navigate(static_site.url("login.html"))
-    snapshot = await controller.observe()
+    recorder, controller, snapshot = await _login_page(run_browser, static_site, screenshots=True)
     password, card, note = (snapshot.find(name=n)[0] for n in ("登录密码", "卡号", "备注"))
 
     await controller.fill(snapshot, password.ref, SecretText(PASSWORD))
@@ -68,10 +74,7 @@ async def test_password_and_card_number_are_flat_boxes_in_the_after_screenshot(
 async def test_a_secret_typed_into_an_ordinary_field_is_masked_from_its_own_after_screenshot_on(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    recorder = MemoryRecorder()
-    controller = Controller(run_browser, recorder=recorder, screenshots=True)
-    await controller.navigate(static_site.url("login.html"))
-    snapshot = await controller.observe()
+    recorder, controller, snapshot = await _login_page(run_browser, static_site, screenshots=True)
     note = snapshot.find(name="备注")[0]
 
     await controller.fill(snapshot, note.ref, SecretText("普通字段里的口令"))
@@ -85,10 +88,7 @@ async def test_a_secret_typed_into_an_ordinary_field_is_masked_from_its_own_afte
 async def test_records_and_intents_never_carry_the_typed_secret(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    recorder = MemoryRecorder()
-    controller = Controller(run_browser, recorder=recorder, screenshots=False)
-    await controller.navigate(static_site.url("login.html"))
-    snapshot = await controller.observe()
+    recorder, controller, snapshot = await _login_page(run_browser, static_site, screenshots=False)
 
     await controller.fill(snapshot, snapshot.find(name="登录密码")[0].ref, SecretText(PASSWORD))
     await controller.fill(snapshot, snapshot.find(name="卡号")[0].ref, CARD)
@@ -108,10 +108,7 @@ async def test_records_and_intents_never_carry_the_typed_secret(
 async def test_each_action_carries_before_and_after_screenshots_with_hashes(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    recorder = MemoryRecorder()
-    controller = Controller(run_browser, recorder=recorder, screenshots=True)
-    await controller.navigate(static_site.url("login.html"))
-    snapshot = await controller.observe()
+    recorder, controller, snapshot = await _login_page(run_browser, static_site, screenshots=True)
     await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "alice")
 
     fill = recorder.records[-1]
@@ -141,10 +138,7 @@ class MemoryStore:
 async def test_an_unchanged_page_shares_the_previous_after_shot_and_a_changed_one_is_captured_again(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    recorder = MemoryRecorder()
-    controller = Controller(run_browser, recorder=recorder, screenshots=True)
-    await controller.navigate(static_site.url("login.html"))
-    snapshot = await controller.observe()
+    recorder, controller, snapshot = await _login_page(run_browser, static_site, screenshots=True)
     await controller.fill(snapshot, snapshot.find(name="用户名")[0].ref, "alice")
     await controller.fill(snapshot, snapshot.find(name="备注")[0].ref, "first")
     first, second = recorder.records[-2:]
