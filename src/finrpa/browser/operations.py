@@ -236,6 +236,8 @@ async def do_select(ctx: OpContext, action: Select) -> OpResult:
             raise InvalidActionError(f'"{name}" is a custom dropdown, not a <select>; use widgets.choose_option.')
         if chosen["value"] is None:
             raise InvalidActionError(f'"{name}" has no option {action.option!r}; its options are {chosen["options"]}.')
+        if chosen.get("refused") == "option_disabled":
+            raise InvalidActionError(f'"{name}" does not offer {action.option!r} now (the option is disabled).')
         if chosen.get("refused"):
             raise refuse("disabled" if chosen["refused"] == "disabled" else "not_visible", target.fingerprint)
         state = dict(chosen["state"])

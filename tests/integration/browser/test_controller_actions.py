@@ -28,7 +28,6 @@ from finrpa.browser import (
     StaleSnapshotError,
     SwitchTab,
     Target,
-    TargetRefusedError,
     Upload,
     verify,
 )
@@ -90,7 +89,7 @@ async def test_a_select_sends_the_events_of_a_user_choice_and_a_choice_the_page_
     with pytest.raises(PostconditionFailedError, match="changed it back"):
         await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "期限"), option="六个月"))
     snap = await controller.observe()
-    with pytest.raises(TargetRefusedError, match="disabled"):
+    with pytest.raises(InvalidActionError, match="option is disabled"):
         await controller.execute(Select(snapshot_id=snap.snapshot_id, target=_target(snap, "地区"), option="华北"))
     assert await page.evaluate("document.getElementById('region').value") == ""
 

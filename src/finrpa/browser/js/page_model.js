@@ -850,7 +850,8 @@
       if (value === null) return { tag: "SELECT", value, options: [...el.options].slice(0, 20).map((o) => o.label || o.text) };
       if (!visible(el)) return { tag: "SELECT", value, refused: "not_visible" };
       const option = [...el.options].find((o) => o.value === value);
-      if (!enabled(el) || option.disabled) return { tag: "SELECT", value, refused: "disabled" };
+      if (!enabled(el)) return { tag: "SELECT", value, refused: "disabled" };
+      if (option.disabled) return { tag: "SELECT", value, refused: "option_disabled" };
       el.value = undefined;
       option.selected = true;
       el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
