@@ -93,6 +93,7 @@ from finrpa.browser.script import invoke
 from finrpa.browser.snapshot import ElementInfo, Fingerprint, PageSnapshot
 from finrpa.browser.verify import Baseline, counters_of, wait_for_expectation, wait_for_frames_change
 from finrpa.kit.secret_text import SecretText
+from finrpa.kit.tasks import retrieved
 
 _GRACE_S = 15.0  # backstop over an action's own timeout (screenshots, recording)
 _SHOT_TIMEOUT_S = 15.0  # an after-shot (masks, PNG) taken in the background
@@ -242,12 +243,9 @@ class Controller:
         if seen is None:
             return
         tab = self.run.tab(snapshot.tab_id)
-        paths = list(seen.frames.items())
-        frames = [find_frame(tab.page, path) for path, _ in paths]
-        read = await asyncio.gather(*(counters_of(frame) for frame in frames if frame is not None))
-        readings = iter(read)
-        for (path, (document, _)), frame in zip(paths, frames, strict=True):
-            counters = next(readings) if frame is not None else None
+        frames = list(seen.frames.items())
+        readings = await asyncio.gather(*(_counters_at(tab, path) for path, _ in frames))
+        for (path, (document, _)), counters in zip(frames, readings, strict=True):
             if counters is None or str(counters["doc"]) != document:
                 continue
             if path == "main" and f"{counters['doc']}.{counters['nav']}" != snapshot.navigation_id:
@@ -297,11 +295,16 @@ class Controller:
             await self._record(step, _outcome_of(exc), exc)
             raise
         recording = asyncio.ensure_future(self._finish(step, self._recording))
-        recording.add_done_callback(_retrieved)  # raised again by settled(), not left to the loop's log
+        recording.add_done_callback(retrieved)  # raised again by settled(), not left to the loop's log
         self._recording = recording
         if not self.background_evidence:
             await self.settled()
         return result
+
+    @property
+    def writing(self) -> bool:
+        """True while an action's after-shot or record is still being finished in the background."""
+        return self._recording is not None and not self._recording.done()
 
     async def settled(self) -> None:
         """Return once every action's after-shot is taken and its record written (see the module); raises what
@@ -452,7 +455,7 @@ class Controller:
         finally:
             if not capturing.done():
                 capturing.cancel()
-                capturing.add_done_callback(_retrieved)
+                capturing.add_done_callback(retrieved)
 
     async def _dispatch(self, ctx: OpContext, step: _Step, seen: _Seen | None) -> OpResult:
         action = step.action
@@ -527,7 +530,7 @@ class Controller:
             raise
         finally:
             if main is not None and not main.done():
-                main.add_done_callback(_retrieved)
+                main.add_done_callback(retrieved)
         if main is not None:
             assert seen is not None
             await self._ensure_fresh(seen, step.tab, "main", await main)
@@ -546,8 +549,7 @@ class Controller:
         for path in paths:
             counters = frame_counters if path == frame_path and frame_counters else None
             if counters is None:
-                frame = find_frame(tab.page, path)
-                counters = await counters_of(frame) if frame is not None else None
+                counters = await _counters_at(tab, path)
             _check_counters(seen, path, counters)
 
     def _carry_forward(self, seen: _Seen, frame_path: str, counters: dict[str, Any]) -> None:
@@ -658,10 +660,9 @@ class Controller:
         )
 
 
-def _retrieved(future: asyncio.Future[Any]) -> None:
-    """Mark a background future's failure as seen (it is raised again to whoever awaits it)."""
-    if not future.cancelled():
-        future.exception()
+async def _counters_at(tab: Tab, path: str) -> dict[str, Any] | None:
+    frame = find_frame(tab.page, path)
+    return await counters_of(frame) if frame is not None else None
 
 
 def _shot_key(tab: Tab, states: Mapping[str, dict[str, Any] | None] | None) -> tuple[object, ...] | None:

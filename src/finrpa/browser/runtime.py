@@ -52,6 +52,7 @@ from finrpa.browser.locate import CHROMIUM_ARGS, MISSING_CHROMIUM_HELP, locate_c
 from finrpa.browser.script import page_model_js
 from finrpa.browser.session_state import SessionState
 from finrpa.config import Settings
+from finrpa.kit.tasks import retrieved
 
 # How a run context enforces its egress allowlist. "proxy": the allowlist is the context's proxy bypass list and the
 # run's RefusingProxy refuses the rest (no allowed request is paused). "route": a Playwright route over every request
@@ -196,17 +197,17 @@ class Tab:
         self.parsed = False  # the main document fired DOMContentLoaded since the tab's last main-frame navigation
 
     def open_cdp(self) -> None:
-        """Start opening the protocol session now, so that the first screenshot or typing does not wait for it
-        (a tab closed meanwhile leaves it failed: :meth:`cdp` would then try again)."""
-        if self._cdp is None:
-            self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
-            self._cdp.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-    async def cdp(self) -> CDPSession:
-        """The page's own protocol session (screenshots, typing), opened on first use; callers at the same time
-        share one, and a caller cancelled meanwhile does not cancel it for the others."""
+        """Start opening the page's protocol session (screenshots, typing) unless it is open or opening, so that
+        its first user does not wait for it; one that failed (the tab closed meanwhile) is opened again."""
         if self._cdp is None or (self._cdp.done() and (self._cdp.cancelled() or self._cdp.exception() is not None)):
             self._cdp = asyncio.ensure_future(self.page.context.new_cdp_session(self.page))
+            self._cdp.add_done_callback(retrieved)
+
+    async def cdp(self) -> CDPSession:
+        """The page's protocol session; callers at the same time share one, and a caller cancelled meanwhile does
+        not cancel it for the others."""
+        self.open_cdp()
+        assert self._cdp is not None
         return await asyncio.shield(self._cdp)
 
     async def wait_parsed(self, timeout_s: float) -> None:

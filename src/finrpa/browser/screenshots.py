@@ -30,6 +30,7 @@ from finrpa.browser.frames import FrameNode, frame_tree, on_frame_element
 from finrpa.browser.records import Screenshot
 from finrpa.browser.runtime import Tab
 from finrpa.browser.script import invoke
+from finrpa.kit.tasks import retrieved
 
 MASK_COLOR = "#3c3c3c"
 _MASK_FRAME = "(el, colour) => window.__finrpa_pm.maskElement(el, colour)"
@@ -108,7 +109,7 @@ def clear_later(nodes: list[FrameNode]) -> asyncio.Future[Any]:
     """Take the masks down in every frame, in the background. The tab may close first (its calls are then
     cancelled): the outcome is consumed here, so no unawaited failure is left to the event loop's log."""
     clearing: asyncio.Future[Any] = asyncio.gather(*(_clear(node) for node in nodes))
-    clearing.add_done_callback(lambda done: done.cancelled() or done.exception())
+    clearing.add_done_callback(retrieved)
     return clearing
 
 

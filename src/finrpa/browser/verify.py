@@ -16,6 +16,7 @@ from finrpa.browser.actions import Expectation
 from finrpa.browser.frames import frame_tree
 from finrpa.browser.runtime import RunBrowser, Tab
 from finrpa.browser.script import invoke
+from finrpa.kit.tasks import retrieved
 
 _MAX_PAUSE_S = 0.25
 
@@ -127,7 +128,7 @@ async def wait_for_frames_change(tab: Tab, seen: dict[str, tuple[str, int] | Non
         for task in (*waits, activity):
             if not task.done():
                 task.cancel()
-            task.add_done_callback(lambda done: done.cancelled() or done.exception())
+            task.add_done_callback(retrieved)
 
 
 def _counters_changed(now: dict[str, Any], before: dict[str, Any]) -> bool:

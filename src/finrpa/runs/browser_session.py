@@ -26,6 +26,7 @@ from finrpa.browser import (
 )
 from finrpa.browser.errors import BrowserError
 from finrpa.browser.session_state import SessionState
+from finrpa.kit.tasks import drop
 from finrpa.runs.evidence import EvidenceRecorder
 from finrpa.runs.repository import NewEvent
 from finrpa.skills.portal_state import has_password_field
@@ -125,22 +126,20 @@ class BrowserSession:
         only decided, waited for an approval or computed keeps the session the last checkpoint sealed)."""
         if self._run is None or self._run.closed:
             return None, None
-        # The export is asked for while the step's last records are written (they do not touch the session; the
-        # step's actions are done), and dropped when the mark says the session is the one already exported.
-        exporting = asyncio.ensure_future(self._run.export_storage_state())
+        # While the step's last records are still being written (the step acted; the records do not touch the
+        # session), the export is asked for meanwhile; it is dropped should the mark show no change after all.
+        writing = self._controller is not None and self._controller.writing
+        exporting = asyncio.ensure_future(self._run.export_storage_state()) if writing else None
         try:
             await self.settled()  # the mark counts recorded actions
-        except BaseException:
-            exporting.cancel()
-            exporting.add_done_callback(_consumed)
-            raise
-        url = self._run.active_tab.page.url if self._run.tabs else None
-        mark = (self.recorder.action_count, url)
-        if self._exported is not None and self._exported[0] == mark:
-            exporting.cancel()
-            exporting.add_done_callback(_consumed)
-            return self._exported[1], url
-        state = await exporting
+            url = self._run.active_tab.page.url if self._run.tabs else None
+            mark = (self.recorder.action_count, url)
+            if self._exported is not None and self._exported[0] == mark:
+                return self._exported[1], url
+            state = await (exporting or self._run.export_storage_state())
+        finally:
+            if exporting is not None:
+                drop(exporting)  # no-op once awaited
         storage_json = json.dumps(state.model_dump(mode="json"))
         self._exported = (mark, storage_json)
         return storage_json, url
@@ -166,9 +165,3 @@ def restored_storage(raw: str | None) -> Any:
     if not raw:
         return None
     return SessionState.model_validate_json(raw).to_playwright()
-
-
-def _consumed(future: asyncio.Future[Any]) -> None:
-    """A speculative export not needed after all: its outcome is nobody's concern."""
-    if not future.cancelled():
-        future.exception()
