@@ -16,7 +16,9 @@ Part 2 prices one evidence screenshot on the payment form, medians over ``--shot
 trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page, a
 PNG capture right after a DOM change, and FinRPA's capture_with_state (masks painted, PNG, masks removed) after a
 DOM change, as an after-shot follows an action's effect. Each is also shown as a share of the payment baseline's run
-from part 1: the share one PNG adds to a run that takes a screenshot after each state-changing action.
+from part 1: the share one PNG adds to a run that takes a screenshot after each state-changing action; and with the
+CPU it costs (this process, the Playwright driver and every browser process, per step): a PNG keeps the browser's
+compositor and encoder busy whatever overlaps it, and the machine has two cores.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from urllib.parse import urlsplit
 
 from bench.baseline.flows import FLOWS
 from bench.baseline.portal import login, open_menu
-from bench.bench_templates import PAGED, PortalProcess, read_pages
+from bench.bench_templates import PAGED, PortalProcess, cpu_seconds, read_pages
 from playwright.async_api import Browser, BrowserContext, Request, Route, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
@@ -128,13 +130,16 @@ async def contexts(browser: Browser, portal: Portal, flows: list[str], repeat: i
     return plain_medians
 
 
-async def _median_ms(repeat: int, step: Callable[[int], Awaitable[Any]]) -> float:
+async def _median_ms(repeat: int, step: Callable[[int], Awaitable[Any]]) -> tuple[float, float]:
+    """Median wall milliseconds of one step, and the mean CPU milliseconds one step costs this process, the
+    Playwright driver and every browser process together (the CPU a run pays for it on a shared machine)."""
     samples = []
+    cpu_started = cpu_seconds()
     for index in range(repeat):
         started = time.perf_counter()
         await step(index)
         samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+    return statistics.median(samples), (cpu_seconds() - cpu_started) * 1000 / repeat
 
 
 async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path, payment_run_s: float | None) -> None:
@@ -174,9 +179,9 @@ async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path,
     print(f"\nPart 2: one screenshot on the payment form, median of {repeat}")
     for label, step in steps:
         await step(0)  # warm up
-        median = await _median_ms(repeat, step)
+        median, cpu = await _median_ms(repeat, step)
         share = f"   {median / 1000 / payment_run_s:6.1%} of the payment baseline run" if payment_run_s else ""
-        print(f"  {label:<50}{median:8.2f} ms{share}")
+        print(f"  {label:<50}{median:8.2f} ms  CPU {cpu:6.1f} ms{share}")
     await run.close()
     await context.close()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
@@ -54,6 +54,8 @@ from finrpa.kit.secret_text import reveal
 _READ = "(el, e) => window.__finrpa_pm.readState(el, e)"
 _PREPARE_FILL = "(el, [sensitive, isDate]) => window.__finrpa_pm.prepareFill(el, sensitive, isDate)"
 _NEXT_CHANGE = "([s, ms]) => window.__finrpa_pm.nextChange(s, ms)"
+_ARM_CLICK = "(el) => window.__finrpa_pm.armClick(el)"
+_CLICK_LANDED = "() => window.__finrpa_pm.clickLanded()"
 _DEFAULT_CHANGE_S = 5.0
 _READBACK_S = 2.0
 
@@ -202,7 +204,7 @@ class _InPlaceCalendar:
     async def click(self, fingerprint: Fingerprint) -> None:
         resolved = await resolve_target(self.ctx.tab, fingerprint)
         since = int((await resolved.counters()).get("changes", 0))
-        await resolved.handle.click(timeout=self.ctx.timeout_s * 1000)
+        await click_target(replace(self.ctx, target=resolved), resolved, "Clicking")
         await self._changed(resolved, since, f'clicking "{fingerprint.name}"')
 
     async def choose(self, fingerprint: Fingerprint, option: str) -> None:
@@ -294,27 +296,71 @@ async def do_click(ctx: OpContext, action: Click) -> OpResult:
     target = _target(ctx)
     base = Baseline.take(ctx.run, ctx.tab, target.frame, {})
     ctx.tab.dialog_policy = action.dialog
-    click = asyncio.ensure_future(target.handle.click(timeout=ctx.timeout_s * 1000))
-    try:
-        await _settle_click(ctx, click, "Clicking")
-    finally:
-        base.counters = await _resolution_counters(ctx, base, target)
+    base.counters = await click_target(ctx, target, "Clicking", base.main_navigations) or {}
     return await _verify_effect(ctx, base, action.expect, "Clicking", target.fingerprint.name)
 
 
-async def _resolution_counters(ctx: OpContext, base: Baseline, target: ResolvedTarget) -> dict[str, Any]:
-    """The frame's counters as the target's resolution saw them (the page model keeps them): the page before the
-    click. Read once the click is done, not alongside it (a call into the page while the click runs holds the
-    click up by ~10 ms). {} when the frame's document is gone (the click navigated it: a new document has no
-    record) or a native dialog blocks its scripts (the dialog is the observable effect)."""
-    if ctx.tab.pending_dialog is not None:
-        return {}
-    if target.frame is ctx.tab.page.main_frame and ctx.tab.main_navigations > base.main_navigations:
-        return {}
+async def click_target(
+    ctx: OpContext, target: ResolvedTarget, doing: str, navigations: int | None = None
+) -> dict[str, Any] | None:
+    """Click a resolved target and wait for the click (or the native dialog it opened). When the target is still
+    where its resolution found it (visible, enabled, on top), the click goes straight to it under the page model's
+    click guard (``armClick``) instead of Playwright repeating those checks and waiting for a stable position;
+    else Playwright's own checked click. Either way Playwright waits for a navigation the click started to commit.
+
+    With ``navigations`` (the tab's main-frame navigation count before the click), returns the frame's counters as
+    the target's resolution read them (the page before the click: the page model keeps them), {} when the click
+    navigated the frame or a dialog blocks its scripts; read once the click is done, not alongside it (a call into
+    the page while the click runs holds the click up by ~10 ms). Raises TargetRefusedError when the guard stopped
+    the press (something else was under it by then) or no press reached the target's page: the click then had no
+    effect on the page."""
+    guarded = await _arm_click(target)
+    click = asyncio.ensure_future(target.handle.click(timeout=ctx.timeout_s * 1000, force=guarded))
+    counters: dict[str, Any] | None = None
+    landed: bool | None = True
     try:
-        return await asyncio.wait_for(target.counters(), timeout=_READBACK_S)
+        await _settle_click(ctx, click, doing)
+    finally:
+        if guarded or navigations is not None:
+            counters, landed = await _click_outcome(ctx, target, guarded, navigations)
+    if not landed:
+        raise TargetRefusedError(
+            f'{target.fingerprint.role} "{target.fingerprint.name}" was covered or moved when it was clicked, '
+            "so the click was stopped; observe the page again.",
+            reason="occluded",
+        )
+    return counters
+
+
+async def _arm_click(target: ResolvedTarget) -> bool:
+    """True when the page model's click guard is armed on the target (see :func:`click_target`)."""
+    try:
+        return await target.handle.evaluate(_ARM_CLICK) is not None
+    except PlaywrightError:
+        return False
+
+
+async def _click_outcome(
+    ctx: OpContext, target: ResolvedTarget, guarded: bool, navigations: int | None
+) -> tuple[dict[str, Any], bool | None]:
+    """(the resolution's counters, whether a guarded click's press landed) once the click is done; see
+    :func:`click_target`. Nothing is read from a frame whose document is gone (a click that navigated it, which
+    only a press that landed does) or whose scripts a native dialog blocks (the dialog is the click's effect)."""
+    if ctx.tab.pending_dialog is not None:
+        return {}, True
+    main = target.frame is ctx.tab.page.main_frame
+    if main and navigations is not None and ctx.tab.main_navigations > navigations:
+        return {}, True
+    try:
+        if not guarded:
+            return await asyncio.wait_for(target.counters(), timeout=_READBACK_S), True
+        outcome = await asyncio.wait_for(target.frame.evaluate(_CLICK_LANDED), timeout=_READBACK_S)
     except (PlaywrightError, TimeoutError):
-        return {}
+        return {}, True
+    if not outcome.get("armed"):  # another document by now: the click navigated the frame
+        return {}, True
+    last = outcome.get("last") or {}
+    return dict(last.get("counters") or {}), outcome.get("landed")
 
 
 async def do_press(ctx: OpContext, action: Press) -> OpResult:
@@ -415,8 +461,7 @@ def _dialog_kind(kind: str) -> Any:
 async def do_download(ctx: OpContext, action: Download) -> OpResult:
     target = _target(ctx)
     before = len(ctx.tab.downloads)
-    click = asyncio.ensure_future(target.handle.click(timeout=ctx.timeout_s * 1000))
-    await _settle_click(ctx, click, "Clicking")
+    await click_target(ctx, target, "Clicking")
     deadline = time.monotonic() + ctx.timeout_s
     while len(ctx.tab.downloads) <= before:
         remaining = deadline - time.monotonic()

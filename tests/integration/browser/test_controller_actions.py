@@ -28,6 +28,7 @@ from finrpa.browser import (
     StaleSnapshotError,
     SwitchTab,
     Target,
+    TargetRefusedError,
     Upload,
     verify,
 )
@@ -339,3 +340,36 @@ async def test_a_session_exported_from_one_run_restores_in_another(
         await restored.close()
     assert values == ["sid=abc", "xyz"]
     assert "abc" not in repr(state)
+
+
+async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pressed_stops_it(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snap = await _controls(run_browser, static_site, "clicks.html")
+    page = run_browser.active_tab.page
+    await page.evaluate("() => { window.coverOnMove = true; }")
+
+    with pytest.raises(TargetRefusedError, match="covered or moved") as refused:
+        await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "提交申请")))
+
+    assert refused.value.reason == "occluded"
+    # Neither the target nor the cover saw the press: the guard stopped it before any page handler.
+    assert await page.evaluate("window.clicks") == {"go": 0, "other": 0, "wrap": 0, "cover": 0}
+    await page.evaluate("() => { window.coverOnMove = false; document.getElementById('cover').remove(); }")
+    snap = await controller.observe()
+    await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "提交申请")))
+    # The guard is gone once its click is done: the page's own clicks are not touched.
+    await page.locator("#other").click()
+    assert await page.evaluate("window.clicks") == {"go": 1, "other": 1, "wrap": 0, "cover": 0}
+
+
+async def test_a_link_broken_over_lines_is_clicked_through_playwrights_checked_click(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snap = await _controls(run_browser, static_site, "clicks.html")
+    page = run_browser.active_tab.page
+    assert await page.evaluate("document.getElementById('wrap').getClientRects().length") > 1
+
+    await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "查看全部历史交易明细记录")))
+
+    assert (await page.evaluate("window.clicks"))["wrap"] == 1

@@ -630,6 +630,52 @@
     return counters();
   };
 
+  // --- the click guard ---------------------------------------------------------------------------------
+  // A click dispatched after FinRPA's own checks (resolution found the target visible, enabled and on top) skips
+  // Playwright's wait for a stable position and its hit-target check; this guard keeps what that check
+  // guarantees. The first trusted press of the click decides, by the element the browser delivered it to, whether
+  // the click landed on the target (or one of its labels); if it did not, that press and the rest of the click
+  // are stopped before any page handler sees them. ``armClick`` answers the point Playwright's click will use
+  // (the centre of the element's one box) when the target is there now, else null: the caller then uses
+  // Playwright's own checked click.
+  const GUARDED_EVENTS = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
+  const disarmClick = () => {
+    const guard = state.clickGuard;
+    if (!guard) return null;
+    state.clickGuard = null;
+    clearTimeout(guard.timer);
+    for (const type of GUARDED_EVENTS) window.removeEventListener(type, guard.listener, true);
+    return guard.landed;
+  };
+  const armClick = (el) => {
+    disarmClick();
+    if (!el || !el.isConnected) return null;
+    const rects = el.getClientRects();
+    if (rects.length !== 1) return null;
+    const r = rects[0];
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    if (!(r.width >= 1 && r.height >= 1) || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return null;
+    if (!hitsTarget(el, x, y)) return null;
+    const owners = [el, ...(el.labels || [])];
+    const guard = { landed: null, timer: 0, listener: null };
+    guard.listener = (e) => {
+      if (!e.isTrusted) return;
+      if (guard.landed === null) { const path = e.composedPath(); guard.landed = owners.some((o) => path.includes(o)); }
+      if (!guard.landed) { e.preventDefault(); e.stopPropagation(); e.stopImmediatePropagation(); }
+    };
+    for (const type of GUARDED_EVENTS) window.addEventListener(type, guard.listener, true);
+    guard.timer = setTimeout(() => { if (state.clickGuard === guard) disarmClick(); }, 10000);  // never left behind
+    state.clickGuard = guard;
+    return [x, y];
+  };
+  // After the click: did its first press land on the target (null: no press reached this document), with the
+  // counters the target's resolution read (the page before the click). Not armed: this is another document (the
+  // click navigated the frame).
+  const clickLanded = () => {
+    const armed = !!state.clickGuard;
+    return { armed, landed: disarmClick(), last: state.lastResolve || null };
+  };
+
   const optionFor = (el, wanted) => {
     const w = squash(wanted);
     const opts = [...el.options];
@@ -800,7 +846,7 @@
     stringify({ table: extractTable(caption, headers, max), snapshot: snapshotData(opts) });
   const pageText = (limit) => visibleText(limit);
 
-  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, nextChange, changeAfter, hitsTarget,
+  const api = { snapshot: memoised(snapshot), pageText, resolve: memoised(resolve), take, resolveTake: memoised(resolveTake), lastResolve: () => state.lastResolve || null, counters, maskSensitive, maskForShot, clearMasks, armClick, clickLanded, nextChange, changeAfter, hitsTarget,
     frameHit: (iframe, x, y) => {
       if (x === null) {
         // The point the frame's own page model resolved last, read through the frame when it is same-origin
