@@ -299,7 +299,8 @@ async def approve_everything(
 ) -> None:
     """An approver of the department who approves each request as soon as it is announced (payments need one, and
     the insurance application over 1,000,000 of cover and the claim payout are high risk). It does not poll the
-    database while runs execute (only every SAFETY_POLL_S as a safety net), with its principal loaded once: the
+    database while runs execute, not even as one starts (only every SAFETY_POLL_S as a safety net), with its
+    principal loaded once: the
     bench's stand-in for a person in another process should not take this process's CPU from the runs it
     measures, and a person's reaction time is no part of FinRPA's."""
     audit = AuditService.from_settings(app.settings)
@@ -313,12 +314,16 @@ async def approve_everything(
         if not active.is_set():
             await _first(active.wait(), stop.wait())
             continue
+        # A run that just started has asked for nothing yet: the approver looks when a request is announced (or
+        # after SAFETY_POLL_S), not at once, which would hold this process while the run opens its browser.
+        await _first(requested.wait(), stop.wait(), timeout_s=SAFETY_POLL_S)
         requested.clear()
+        if stop.is_set():
+            break
         with system_context("bench: approver", org_id=org_id):
             async with approvals_transaction(app.database.sessions, app.settings, audit=audit, bus=bus) as service:
                 for approval in await service.pending_for(principal):
                     await service.decide(approval.id, principal, True, comment="bench")
-        await _first(requested.wait(), stop.wait(), timeout_s=SAFETY_POLL_S)
 
 
 async def _first(*waits: Any, timeout_s: float | None = None) -> None:

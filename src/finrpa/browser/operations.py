@@ -258,8 +258,19 @@ async def do_select(ctx: OpContext, action: Select) -> OpResult:
 async def do_check(ctx: OpContext, action: Check | Uncheck) -> OpResult:
     target = _target(ctx)
     wanted = isinstance(action, Check)
+    # Guarded as a click is (see click_target); Playwright clicks only when the state must change, so a press that
+    # never came is no refusal here: the state read back decides.
+    guarded = await _arm_click(target)
+    failed: PlaywrightError | None = None
     try:
-        await target.handle.set_checked(wanted, timeout=ctx.timeout_s * 1000)
+        await target.handle.set_checked(wanted, timeout=ctx.timeout_s * 1000, force=guarded)
+    except PlaywrightError as exc:
+        failed = exc  # a stopped press leaves the box as it was: Playwright says so, the guard says why
+    if guarded and (await _click_outcome(ctx, target, guarded, None))[1] is False:
+        raise _stopped(target) from failed
+    try:
+        if failed is not None:
+            raise failed
         state = await _read_until(ctx, "", lambda s: s["checked"] == wanted)
     except PlaywrightError as exc:
         raise playwright_failure(exc, ctx, "Checking" if wanted else "Unchecking") from exc
@@ -324,12 +335,16 @@ async def click_target(
         if guarded or navigations is not None:
             counters, landed = await _click_outcome(ctx, target, guarded, navigations)
     if not landed:
-        raise TargetRefusedError(
-            f'{target.fingerprint.role} "{target.fingerprint.name}" was covered or moved when it was clicked, '
-            "so the click was stopped; observe the page again.",
-            reason="occluded",
-        )
+        raise _stopped(target)
     return counters
+
+
+def _stopped(target: ResolvedTarget) -> TargetRefusedError:
+    return TargetRefusedError(
+        f'{target.fingerprint.role} "{target.fingerprint.name}" was covered or moved when it was clicked, '
+        "so the click was stopped; observe the page again.",
+        reason="occluded",
+    )
 
 
 async def _arm_click(target: ResolvedTarget) -> bool:

@@ -32,6 +32,7 @@ from finrpa.runs.repository import NewEvent
 from finrpa.skills.portal_state import has_password_field
 
 logger = logging.getLogger(__name__)
+_TAB_REQUEST_WAIT_S = 1.0  # a bound on waiting for the warming-up session's first request (the browser is slow)
 
 
 class BrowserSession:
@@ -53,6 +54,7 @@ class BrowserSession:
         self._run: RunBrowser | None = None
         self._controller: Controller | None = None
         self._opening: asyncio.Future[RunBrowser] | None = None  # started by warm_up, taken over by ensure
+        self._tab_requested = asyncio.Event()  # set once the warming-up context has asked for its first tab
         # The last export: (actions recorded, URL) when it was taken, and the storage state JSON.
         self._exported: tuple[tuple[int, str | None], str] | None = None
 
@@ -66,14 +68,34 @@ class BrowserSession:
         first step prepared. The first :meth:`ensure` takes the result over; :meth:`close` closes it if no step
         ever did."""
         if self._run is None and self._opening is None:
+            self._tab_requested = asyncio.Event()
             self._opening = asyncio.ensure_future(self._open(first_tab=True))
+
+    async def tab_requested(self) -> None:
+        """Return once the warming-up session has asked the browser for its first tab (or its opening ended, or at
+        once when it is not warming up). The browser then starts the tab's renderer on its own: a caller about to
+        do work that holds this process (the embedded database answers in it) lets the opening get that far
+        first, rather than hold up the context's own requests until that work is done."""
+        opening = self._opening
+        if opening is None or opening.done() or self._tab_requested.is_set():
+            return
+        requested: asyncio.Future[Any] = asyncio.ensure_future(self._tab_requested.wait())
+        waits: set[asyncio.Future[Any]] = {opening, requested}
+        try:
+            await asyncio.wait(waits, timeout=_TAB_REQUEST_WAIT_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            requested.cancel()
 
     async def _open(self, *, first_tab: bool) -> RunBrowser:
         run = await self.manager.new_run(self.config, event_sink=self._on_event)
         if first_tab:
+            creating = asyncio.ensure_future(run.new_tab())
             try:
-                await run.new_tab()
+                await asyncio.sleep(0)  # the task's first step sends the browser the request for the tab
+                self._tab_requested.set()
+                await creating
             except BaseException:
+                drop(creating)  # cancelled with the opening: the tab closes with the run's context
                 await run.close()
                 raise
         return run

@@ -178,6 +178,7 @@ class RunRunner:
         )
         browser.warm_up()
         try:
+            await browser.tab_requested()  # reading the policy holds this process: the browser starts first
             return await self._assemble(loaded, token, browser, recorder, portal_urls)
         except BaseException:
             await browser.close()

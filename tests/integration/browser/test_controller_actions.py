@@ -363,6 +363,28 @@ async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pr
     assert await page.evaluate("window.clicks") == {"go": 1, "other": 1, "wrap": 0, "cover": 0}
 
 
+async def test_a_check_is_guarded_like_a_click_and_a_box_already_ticked_is_left_alone(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snap = await _controls(run_browser, static_site, "clicks.html")
+    page = run_browser.active_tab.page
+    await page.evaluate("() => { window.coverOnMove = true; }")
+
+    with pytest.raises(TargetRefusedError, match="covered or moved"):
+        await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "我已阅读并同意")))
+
+    assert await page.evaluate("[document.getElementById('agree').checked, window.clicks.cover]") == [False, 0]
+    await page.evaluate("() => { window.coverOnMove = false; document.getElementById('cover').remove(); }")
+    snap = await controller.observe()
+    ticked = await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "我已阅读并同意")))
+    kept = await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "接收通知")))
+    assert (ticked.value, kept.value) == ("true", "true")
+    boxes = "['agree', 'notify'].map((id) => document.getElementById(id).checked)"
+    assert await page.evaluate(boxes) == [True, True]
+    await page.locator("#other").click()  # no guard is left behind by the box that needed no click
+    assert (await page.evaluate("window.clicks"))["other"] == 1
+
+
 async def test_a_link_broken_over_lines_is_clicked_through_playwrights_checked_click(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:

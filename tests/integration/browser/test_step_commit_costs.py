@@ -4,6 +4,7 @@ acted, and sealed again only when it changed."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -199,6 +200,21 @@ async def test_a_warmed_up_session_hands_its_context_and_first_tab_to_the_first_
     assert (await session.ensure())[0] is run
     await session.close()
     assert len(browser_manager._runs) == open_before and run.closed
+
+
+async def test_a_warming_up_session_says_when_its_first_tab_was_asked_for(
+    browser_manager: BrowserManager, static_site: StaticSite, tmp_path: Path
+) -> None:
+    cold = _session(browser_manager, static_site, tmp_path)
+    await asyncio.wait_for(cold.tab_requested(), 0.1)  # not warming up: at once
+    session = _session(browser_manager, static_site, tmp_path)
+    session.warm_up()
+    await session.tab_requested()
+    opening = session._opening
+    assert opening is not None and not opening.done()  # the tab is on its way, not open yet: the caller goes on
+    run, _controller = await session.ensure()
+    assert list(run.tabs) == [run.active_tab_id]
+    await session.close()
 
 
 async def test_a_warmed_up_session_no_step_used_is_closed_with_the_run(
