@@ -314,10 +314,10 @@ async def do_click(ctx: OpContext, action: Click) -> OpResult:
 async def click_target(
     ctx: OpContext, target: ResolvedTarget, doing: str, navigations: int | None = None
 ) -> dict[str, Any] | None:
-    """Click a resolved target and wait for the click (or the native dialog it opened). When the target is still
-    where its resolution found it (visible, enabled, on top), the click goes straight to it under the page model's
-    click guard (``armClick``) instead of Playwright repeating those checks and waiting for a stable position;
-    else Playwright's own checked click. Either way Playwright waits for a navigation the click started to commit.
+    """Click a resolved target and wait for the click (or the native dialog it opened). When the target is in the
+    main frame and still where its resolution found it (visible, enabled, on top), the click goes straight to it
+    under the page model's click guard (``armClick``) instead of Playwright repeating those checks and waiting for a
+    stable position; else Playwright's own checked click. Either way Playwright waits for a navigation the click started to commit.
 
     With ``navigations`` (the tab's main-frame navigation count before the click), returns the frame's counters as
     the target's resolution read them (the page before the click: the page model keeps them), {} when the click
@@ -348,7 +348,12 @@ def _stopped(target: ResolvedTarget) -> TargetRefusedError:
 
 
 async def _arm_click(target: ResolvedTarget) -> bool:
-    """True when the page model's click guard is armed on the target (see :func:`click_target`)."""
+    """True when the page model's click guard is armed on the target (see :func:`click_target`). Only in the main
+    frame: a guard sees the presses of its own document, and a press meant for a frame that lands on the page
+    around it (a cover over the frame) never reaches the frame's; such targets keep Playwright's checked click,
+    which checks every frame on the way before it presses."""
+    if target.frame.parent_frame is not None:
+        return False
     try:
         return await target.handle.evaluate(_ARM_CLICK) is not None
     except PlaywrightError:
