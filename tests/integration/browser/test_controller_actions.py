@@ -342,12 +342,23 @@ async def test_a_session_exported_from_one_run_restores_in_another(
     assert "abc" not in repr(state)
 
 
-async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pressed_stops_it(
-    run_browser: RunBrowser, static_site: StaticSite
-) -> None:
+async def _cover_on_move(run_browser: RunBrowser, static_site: StaticSite) -> tuple[Controller, PageSnapshot, Any]:
+    """clicks.html, set to throw a cover over the page as the pointer moves in (after resolution, before the press)."""
     controller, snap = await _controls(run_browser, static_site, "clicks.html")
     page = run_browser.active_tab.page
     await page.evaluate("() => { window.coverOnMove = true; }")
+    return controller, snap, page
+
+
+async def _uncover(controller: Controller, page: Any) -> PageSnapshot:
+    await page.evaluate("() => { window.coverOnMove = false; document.getElementById('cover').remove(); }")
+    return await controller.observe()
+
+
+async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pressed_stops_it(
+    run_browser: RunBrowser, static_site: StaticSite
+) -> None:
+    controller, snap, page = await _cover_on_move(run_browser, static_site)
 
     with pytest.raises(TargetRefusedError, match="covered or moved") as refused:
         await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "提交申请")))
@@ -355,8 +366,7 @@ async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pr
     assert refused.value.reason == "occluded"
     # Neither the target nor the cover saw the press: the guard stopped it before any page handler.
     assert await page.evaluate("window.clicks") == {"go": 0, "other": 0, "wrap": 0, "cover": 0}
-    await page.evaluate("() => { window.coverOnMove = false; document.getElementById('cover').remove(); }")
-    snap = await controller.observe()
+    snap = await _uncover(controller, page)
     await controller.execute(Click(snapshot_id=snap.snapshot_id, target=_target(snap, "提交申请")))
     # The guard is gone once its click is done: the page's own clicks are not touched.
     await page.locator("#other").click()
@@ -366,16 +376,13 @@ async def test_a_click_lands_on_its_target_only_and_a_cover_arriving_as_it_is_pr
 async def test_a_check_is_guarded_like_a_click_and_a_box_already_ticked_is_left_alone(
     run_browser: RunBrowser, static_site: StaticSite
 ) -> None:
-    controller, snap = await _controls(run_browser, static_site, "clicks.html")
-    page = run_browser.active_tab.page
-    await page.evaluate("() => { window.coverOnMove = true; }")
+    controller, snap, page = await _cover_on_move(run_browser, static_site)
 
     with pytest.raises(TargetRefusedError, match="covered or moved"):
         await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "我已阅读并同意")))
 
     assert await page.evaluate("[document.getElementById('agree').checked, window.clicks.cover]") == [False, 0]
-    await page.evaluate("() => { window.coverOnMove = false; document.getElementById('cover').remove(); }")
-    snap = await controller.observe()
+    snap = await _uncover(controller, page)
     ticked = await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "我已阅读并同意")))
     kept = await controller.execute(Check(snapshot_id=snap.snapshot_id, target=_target(snap, "接收通知")))
     assert (ticked.value, kept.value) == ("true", "true")
