@@ -300,9 +300,8 @@ async def approve_everything(
     """An approver of the department who approves each request as soon as it is announced (payments need one, and
     the insurance application over 1,000,000 of cover and the claim payout are high risk). It does not poll the
     database while runs execute, not even as one starts (only every SAFETY_POLL_S as a safety net), with its
-    principal loaded once: the
-    bench's stand-in for a person in another process should not take this process's CPU from the runs it
-    measures, and a person's reaction time is no part of FinRPA's."""
+    principal loaded once: the bench's stand-in for a person in another process should not take this process's
+    CPU from the runs it measures, and a person's reaction time is no part of FinRPA's."""
     audit = AuditService.from_settings(app.settings)
     bus = build_bus(app.settings)
     with system_context("bench: approver", org_id=org_id):
