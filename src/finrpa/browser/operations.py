@@ -317,7 +317,8 @@ async def click_target(
     """Click a resolved target and wait for the click (or the native dialog it opened). When the target is in the
     main frame and still where its resolution found it (visible, enabled, on top), the click goes straight to it
     under the page model's click guard (``armClick``) instead of Playwright repeating those checks and waiting for a
-    stable position; else Playwright's own checked click. Either way Playwright waits for a navigation the click started to commit.
+    stable position; else Playwright's own checked click. Either way Playwright waits for a navigation the click
+    started to commit.
 
     With ``navigations`` (the tab's main-frame navigation count before the click), returns the frame's counters as
     the target's resolution read them (the page before the click: the page model keeps them), {} when the click
