@@ -316,9 +316,11 @@ async def approve_everything(
         # A run that just started has asked for nothing yet: the approver looks when a request is announced (or
         # after SAFETY_POLL_S), not at once, which would hold this process while the run opens its browser.
         await _first(requested.wait(), stop.wait(), timeout_s=SAFETY_POLL_S)
-        requested.clear()
         if stop.is_set():
             break
+        if not active.is_set() and not requested.is_set():
+            continue  # the run ended meanwhile with nothing asked: nothing to look at (the next may be the baseline)
+        requested.clear()
         with system_context("bench: approver", org_id=org_id):
             async with approvals_transaction(app.database.sessions, app.settings, audit=audit, bus=bus) as service:
                 for approval in await service.pending_for(principal):
