@@ -68,7 +68,6 @@ class BrowserSession:
         first step prepared. The first :meth:`ensure` takes the result over; :meth:`close` closes it if no step
         ever did."""
         if self._run is None and self._opening is None:
-            self._tab_requested = asyncio.Event()
             self._opening = asyncio.ensure_future(self._open(first_tab=True))
 
     async def tab_requested(self) -> None:
