@@ -13,9 +13,11 @@ pauses each request of a routed context to match it). Each enforcing kind is fir
 under another host name. Printed: median seconds per run and the ratio to the plain context, measured side by side.
 
 Part 2 prices one evidence screenshot on the payment form, medians over ``--shots`` repeats: one protocol round
-trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page, a
-PNG capture right after a DOM change, and FinRPA's capture_with_state (masks painted, PNG, masks removed) after a
-DOM change, as an after-shot follows an action's effect. Each is also shown as a share of the payment baseline's run
+trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page,
+the same capture of a sixteenth of the pixels (a capture that costs about as long shows its time is spent waiting
+for frames, not encoding), a PNG capture right after a DOM change, one right after a change the page must repaint
+(a label's text), and FinRPA's capture_with_state (masks painted, PNG, masks removed) after a DOM change, as an
+after-shot follows an action's effect. Each is also shown as a share of the payment baseline's run
 from part 1: the share one PNG adds to a run that takes a screenshot after each state-changing action; and with the
 CPU it costs (this process, the Playwright driver and every browser process, per step): a PNG keeps the browser's
 compositor and encoder busy whatever overlaps it, and the machine has two cores.
@@ -49,6 +51,8 @@ from finrpa.browser.screenshots import capture_with_state
 from finrpa.browser.script import page_model_js
 
 KINDS = ("plain", "page model", "egress proxy", "both", "egress route")
+# A change the page must repaint: the first label's text (its first four characters kept, a counter after them).
+_RELABEL = "i => { const l = document.querySelector('label'); l.textContent = l.textContent.slice(0, 4) + i; }"
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,14 @@ async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path,
         await change(index)
         await png(index)
 
+    async def small_png(_: int) -> None:
+        clip = {"x": 0, "y": 0, "width": 1366, "height": 900, "scale": 0.25}
+        await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, "clip": clip})
+
+    async def repainted_png(index: int) -> None:
+        await page.evaluate(_RELABEL, index)
+        await png(index)
+
     async def finrpa_shot(index: int) -> None:
         await change(index)
         await capture_with_state(tab)
@@ -172,7 +184,9 @@ async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path,
             lambda _: page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"),
         ),
         ("PNG of an unchanged page (CDP, fast encoder)", png),
+        ("the same, a sixteenth of the pixels (scale 0.25)", small_png),
         ("DOM change, then PNG", changed_png),
+        ("a label's text changed (repainted), then PNG", repainted_png),
         ("DOM change, then FinRPA capture_with_state", finrpa_shot),
         ("DOM change alone (subtract from the two above)", change),
     ]
