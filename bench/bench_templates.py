@@ -426,12 +426,12 @@ async def bench(
                     order = ["base", "shots", "plain"]
                     order = order[attempt % 3 :] + order[: attempt % 3]
                     for kind in order:
-                        folder = root / "work" / f"{flow}-{kind}-{attempt}"
+                        counter += 1  # a flow may be named twice in --flows (to see whether it slows down later)
+                        folder = root / "work" / f"{flow}-{kind}-{counter}"
                         folder.mkdir(parents=True)
                         if flow == "securities_report":
-                            folder = root / "var" / "uploads" / f"{flow}-{kind}-{attempt}"
+                            folder = root / "var" / "uploads" / f"{flow}-{kind}-{counter}"
                             folder.mkdir(parents=True)
-                        counter += 1
                         if kind == "base":
                             elapsed, cpu = await run_baseline(
                                 browser, flow, layout, sandbox.base_url, folder, sandbox.seed
