@@ -15,8 +15,8 @@ under another host name. Printed: median seconds per run and the ratio to the pl
 Part 2 prices one evidence screenshot on the payment form, medians over ``--shots`` repeats: one protocol round
 trip (an evaluate), the next two frames (two requestAnimationFrame callbacks), a PNG capture of an unchanged page,
 the same capture of a sixteenth of the pixels (a capture that costs about as long shows its time is spent waiting
-for frames, not encoding), a PNG capture right after a DOM change, one right after a change the page must repaint
-(a label's text), and FinRPA's capture_with_state (masks painted, PNG, masks removed) after a DOM change, as an
+for frames, not encoding), a PNG capture right after a change the page must repaint (a label's text), one right
+after a DOM change, and FinRPA's capture_with_state (masks painted, PNG, masks removed) after a DOM change, as an
 after-shot follows an action's effect. Each is also shown as a share of the payment baseline's run
 from part 1: the share one PNG adds to a run that takes a screenshot after each state-changing action; and with the
 CPU it costs (this process, the Playwright driver and every browser process, per step): a PNG keeps the browser's
@@ -158,16 +158,16 @@ async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path,
     async def change(index: int) -> None:
         await page.evaluate("i => { document.title = 'floor ' + i; document.body.dataset.floor = String(i); }", index)
 
-    async def png(_: int) -> None:
-        await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+    async def png(_: int, **options: Any) -> None:
+        await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **options})
 
     async def changed_png(index: int) -> None:
         await change(index)
         await png(index)
 
-    async def small_png(_: int) -> None:
-        clip = {"x": 0, "y": 0, "width": 1366, "height": 900, "scale": 0.25}
-        await cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, "clip": clip})
+    async def small_png(index: int) -> None:
+        viewport = page.viewport_size or {"width": 1366, "height": 900}
+        await png(index, clip={"x": 0, "y": 0, **viewport, "scale": 0.25})
 
     async def repainted_png(index: int) -> None:
         await page.evaluate(_RELABEL, index)
@@ -185,8 +185,8 @@ async def screenshots(browser: Browser, portal: Portal, repeat: int, root: Path,
         ),
         ("PNG of an unchanged page (CDP, fast encoder)", png),
         ("the same, a sixteenth of the pixels (scale 0.25)", small_png),
-        ("DOM change, then PNG", changed_png),
         ("a label's text changed (repainted), then PNG", repainted_png),
+        ("DOM change, then PNG", changed_png),
         ("DOM change, then FinRPA capture_with_state", finrpa_shot),
         ("DOM change alone (subtract from the two above)", change),
     ]
