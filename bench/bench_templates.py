@@ -14,8 +14,14 @@ has been running, and the browser and the portal are warm for the baseline alike
 a portal across a network does; the default 0 is the strictest comparison (a local portal answering at once, so
 FinRPA's fixed costs per step weigh most).
 
-Targets: FinRPA ≤ 1.5× the baseline with screenshots, ≤ 1.15× without. Machines are shared and noisy: compare the
-ratios of medians measured side by side, not absolute times.
+Four kinds of run are interleaved, in a rotating order: the baseline without screenshots; the baseline with
+screenshots (the script captures the page before each action and after the last, as a hand-written script that keeps
+evidence does: bench/baseline/evidence.py); FinRPA with screenshots (masked before- and after-shots of every action,
+stored, hashed and recorded); FinRPA without. Targets: FinRPA ≤ 1.5× the baseline with screenshots on both sides,
+≤ 1.15× with them off on both sides. The 'vs none' column also sets FinRPA with screenshots against the baseline taking
+none, and the summary says what the baseline's own screenshots cost it: every capture waits for Chromium to draw two
+frames (bench_browser_floor), whoever takes it. Machines are shared and noisy: compare the ratios of medians measured
+side by side, not absolute times.
 
 Both sides are timed the same way: from opening the run's browser context (each run has its own, in a browser
 that is already running) to closing it. The FinRPA side also claims the run, plans, journals and audits.
@@ -27,7 +33,8 @@ each measured around the run.
 
 The evidence column is read from the last screenshot run's action events, to show the screenshots stayed complete:
 actions, actions with both a before and an after screenshot (extract and wait_for have an after-shot only, native
-dialogs none), distinct PNGs stored, and screenshots shared with the previous action's after-shot (same object).
+dialogs none), distinct PNGs stored, and screenshots shared with the previous action's after-shot (same object);
+then the number of PNGs the baseline's last run with screenshots wrote.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from bench.baseline.evidence import taking_evidence
 from bench.baseline.flows import FLOWS
 from bench.phases import PhaseClock, print_breakdown
 from playwright.async_api import Page, async_playwright
@@ -76,6 +84,7 @@ from finrpa.sandbox.securities_report import reporting_periods
 from finrpa.tenancy.context import system_context
 
 TARGET_SHOTS, TARGET_PLAIN = 1.5, 1.15
+KINDS = ["base", "base shots", "shots", "plain"]  # run interleaved, in a rotating order
 TEMPLATES = {
     "bank_statement": "bank_statement_download",
     "bank_payment": "bank_payment_submission",
@@ -205,9 +214,13 @@ async def read_pages(page: Page, table: str, next_label: str) -> int:
         await page.wait_for_load_state("domcontentloaded")
 
 
-async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int) -> tuple[float, float]:
+async def run_baseline(
+    browser: Any, flow: str, layout: str, base: str, folder: Path, seed: int, evidence: bool = False
+) -> tuple[float, float, int]:
     """One baseline run, timed like a FinRPA run: from opening its browser context (a FinRPA run opens its own)
-    to closing it, in an already running browser (FinRPA's is started before its runs too)."""
+    to closing it, in an already running browser (FinRPA's is started before its runs too). With ``evidence`` the
+    script also captures the page before each action and after the last (bench/baseline/evidence.py). Returns the
+    seconds, the CPU seconds and the number of screenshots written."""
     spec = FLOWS[flow]
     params = spec.params(folder, seed)
     if flow == "insurance_application":  # one beneficiary with the whole share, as template_arguments gives FinRPA
@@ -215,13 +228,21 @@ async def run_baseline(browser: Any, flow: str, layout: str, base: str, folder: 
     cpu, started = cpu_seconds(), time.perf_counter()
     context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
     page = await context.new_page()
-    await spec.runner(layout)(page, base, params)
     paged = (PAGED_V2 if layout == "v2" else PAGED).get(flow)
-    if paged:
-        await read_pages(page, *paged)
+    taken = 0
+    if evidence:
+        async with taking_evidence(page, folder) as shots:
+            await spec.runner(layout)(page, base, params)
+            if paged:
+                await read_pages(page, *paged)
+        taken = shots.taken
+    else:
+        await spec.runner(layout)(page, base, params)
+        if paged:
+            await read_pages(page, *paged)
     await context.close()
     elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
-    return elapsed, cpu
+    return elapsed, cpu, taken
 
 
 @dataclass(frozen=True)
@@ -403,28 +424,32 @@ async def bench(
             approver = asyncio.create_task(approve_everything(app, org_id, stop, active, announce_approval_waits()))
             print(
                 f"layout {layout}, portal latency {latency_ms} ms per request, {repeat} interleaved repeats per flow "
-                f"after {warmup} unmeasured (median seconds; ratio to baseline)"
+                f"after {warmup} unmeasured (median seconds; ratio to the baseline taking the same screenshots or none)"
             )
             print(f"targets: with screenshots <= {TARGET_SHOTS}x, without <= {TARGET_PLAIN}x")
             print(
-                f"{'flow':<24}{'baseline':>10}{'FinRPA+shots':>14}{'ratio':>8}{'FinRPA':>10}{'ratio':>8}"
-                f"{'CPU base':>10}{'+shots':>8}{'ratio':>8}{'plain':>8}{'ratio':>8}"
-                f"  {'evidence (actions, with before+after, PNGs stored, shared)':<40}"
+                f"{'':<24}{'-- without screenshots --':^28}{'-- with screenshots --':^38}"
+                f"{'-- CPU s, without --':^26}{'-- CPU s, with --':^26}"
+            )
+            print(
+                f"{'flow':<24}{'baseline':>10}{'FinRPA':>10}{'ratio':>8}{'baseline':>10}{'FinRPA':>10}{'ratio':>8}"
+                f"{'vs none':>10}{'baseline':>10}{'FinRPA':>8}{'ratio':>8}{'baseline':>10}{'FinRPA':>8}{'ratio':>8}"
+                "  evidence: FinRPA actions, with before+after, PNGs stored, shared; baseline PNGs"
             )
             counter = 0
             clock = PhaseClock() if breakdown else None
             breakdowns: list[tuple[str, str, list[dict[str, float]], float, float]] = []
-            summary: list[tuple[float, float]] = []
+            summary: list[tuple[float, float, float, float]] = []
             cpu_summary: list[tuple[float, float]] = []
             spreads: list[tuple[str, list[tuple[str, list[float]]]]] = []
             for flow in flows:
-                times: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
-                cpus: dict[str, list[float]] = {"base": [], "shots": [], "plain": []}
+                times: dict[str, list[float]] = {kind: [] for kind in KINDS}
+                cpus: dict[str, list[float]] = {kind: [] for kind in KINDS}
                 evidence: list[Evidence] = []
+                baseline_pngs = 0
                 phases: dict[str, list[dict[str, float]]] = {"shots": [], "plain": []}
                 for attempt in range(-warmup, repeat):  # negative: warm-up rounds, not counted
-                    order = ["base", "shots", "plain"]
-                    order = order[attempt % 3 :] + order[: attempt % 3]
+                    order = KINDS[attempt % len(KINDS) :] + KINDS[: attempt % len(KINDS)]
                     for kind in order:
                         counter += 1  # a flow may be named twice in --flows (to see whether it slows down later)
                         folder = root / "work" / f"{flow}-{kind}-{counter}"
@@ -432,67 +457,68 @@ async def bench(
                         if flow == "securities_report":
                             folder = root / "var" / "uploads" / f"{flow}-{kind}-{counter}"
                             folder.mkdir(parents=True)
-                        if kind == "base":
-                            elapsed, cpu = await run_baseline(
-                                browser, flow, layout, sandbox.base_url, folder, sandbox.seed
+                        if kind in ("base", "base shots"):
+                            elapsed, cpu, baseline_pngs = await run_baseline(
+                                browser, flow, layout, sandbox.base_url, folder, sandbox.seed, kind == "base shots"
                             )
                             if attempt >= 0:
                                 times[kind].append(elapsed)
                                 cpus[kind].append(cpu)
-                        else:
-                            runner = runners[kind == "shots"]
-                            active.set()
-                            if clock is not None and attempt >= 0:
-                                clock.start()
-                            elapsed, cpu, seen = await run_finrpa(
-                                app,
-                                (org_id, dept_id, operator_id),
-                                runner,
-                                flow,
-                                sandbox.base_url,
-                                folder,
-                                sandbox.seed,
-                                counter,
-                            )
-                            active.clear()
-                            if attempt < 0:
-                                continue
-                            if clock is not None:
-                                phases[kind].append(clock.stop())
-                            times[kind].append(elapsed)
-                            cpus[kind].append(cpu)
-                            if kind == "shots":
-                                evidence.append(seen)
-                base, shots, plain = (statistics.median(times[k]) for k in ("base", "shots", "plain"))
+                            continue
+                        runner = runners[kind == "shots"]
+                        active.set()
+                        if clock is not None and attempt >= 0:
+                            clock.start()
+                        elapsed, cpu, seen = await run_finrpa(
+                            app, (org_id, dept_id, operator_id), runner, flow, sandbox.base_url, folder, sandbox.seed,
+                            counter,
+                        )  # fmt: skip
+                        active.clear()
+                        if attempt < 0:
+                            continue
+                        if clock is not None:
+                            phases[kind].append(clock.stop())
+                        times[kind].append(elapsed)
+                        cpus[kind].append(cpu)
+                        if kind == "shots":
+                            evidence.append(seen)
+                base, base_shots, shots, plain = (statistics.median(times[k]) for k in KINDS)
                 if clock is not None:
                     breakdowns += [
-                        (flow, "with screenshots", phases["shots"], shots, base),
+                        (flow, "with screenshots", phases["shots"], shots, base_shots),
                         (flow, "without", phases["plain"], plain, base),
                     ]
-                cpu_base, cpu_shots, cpu_plain = (statistics.median(cpus[k]) for k in ("base", "shots", "plain"))
-                summary.append((shots / base, plain / base))
+                cpu_base, cpu_base_shots, cpu_shots, cpu_plain = (statistics.median(cpus[k]) for k in KINDS)
+                summary.append((shots / base_shots, plain / base, shots / base, base_shots / base))
                 spreads.append(
                     (
                         flow,
                         [
-                            (kind, [run / b for run, b in zip(times[kind], times["base"], strict=True)])
-                            for kind in ("shots", "plain")
+                            (kind, [run / b for run, b in zip(times[kind], times[against], strict=True)])
+                            for kind, against in (("shots", "base shots"), ("plain", "base"))
                         ],
                     )
                 )
-                cpu_summary.append((cpu_shots / cpu_base, cpu_plain / cpu_base))
+                cpu_summary.append((cpu_shots / cpu_base_shots, cpu_plain / cpu_base))
                 last = evidence[-1]
                 print(
-                    f"{flow:<24}{base:>10.2f}{shots:>14.2f}{shots / base:>7.2f}x{plain:>10.2f}{plain / base:>7.2f}x"
-                    f"{cpu_base:>10.2f}{cpu_shots:>8.2f}{cpu_shots / cpu_base:>7.2f}x{cpu_plain:>8.2f}"
-                    f"{cpu_plain / cpu_base:>7.2f}x"
-                    f"  {last.actions}, {last.both}, {last.stored}, {last.shared}"
+                    f"{flow:<24}{base:>10.2f}{plain:>10.2f}{plain / base:>7.2f}x"
+                    f"{base_shots:>10.2f}{shots:>10.2f}{shots / base_shots:>7.2f}x{shots / base:>9.2f}x"
+                    f"{cpu_base:>10.2f}{cpu_plain:>8.2f}{cpu_plain / cpu_base:>7.2f}x"
+                    f"{cpu_base_shots:>10.2f}{cpu_shots:>8.2f}{cpu_shots / cpu_base_shots:>7.2f}x"
+                    f"  {last.actions}, {last.both}, {last.stored}, {last.shared}; {baseline_pngs}"
                 )
-            worst_shots, worst_plain = (max(ratios) for ratios in zip(*summary, strict=True))
+            worst_shots, worst_plain, worst_none, _ = (max(ratios) for ratios in zip(*summary, strict=True))
             verdict = {True: "meets", False: "misses"}
             print(
                 f"worst ratio with screenshots {worst_shots:.2f}x ({verdict[worst_shots <= TARGET_SHOTS]} "
                 f"{TARGET_SHOTS}x), without {worst_plain:.2f}x ({verdict[worst_plain <= TARGET_PLAIN]} {TARGET_PLAIN}x)"
+            )
+            own = [ratio for *_, ratio in summary]
+            print(
+                f"against the baseline taking no screenshots ('vs none'), FinRPA with them is at worst "
+                f"{worst_none:.2f}x; the baseline's own screenshots make it {min(own):.2f}-{max(own):.2f}x its time "
+                "without"
             )
             cpu_shots_worst, cpu_plain_worst = (max(ratios) for ratios in zip(*cpu_summary, strict=True))
             print(

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from bench.baseline.evidence import taking_evidence
 from bench.baseline.flows import FLOWS
 from playwright.async_api import Browser, Page, async_playwright
 
@@ -107,3 +108,22 @@ async def test_label_based_scripts_survive_dynamic_ids(
     params = FLOWS[flow].params(tmp_path, SEED)
     result = await FLOWS[flow].runner("v1")(page, server.base_url, params)
     _check_effect(flow, params, result, server)
+
+
+async def test_baseline_with_evidence_captures_before_each_action_and_after_the_last(
+    server: SandboxServer, page: Page, tmp_path: Path
+) -> None:
+    server.reset()
+    server.set_config(layout="v1", dynamic_ids=False)
+    params = FLOWS["bank_payment"].params(tmp_path, SEED)
+    async with taking_evidence(page, tmp_path) as evidence:
+        result = await FLOWS["bank_payment"].runner("v1")(page, server.base_url, params)
+    _check_effect("bank_payment", params, result, server)
+    # 13 actions: open the login page, user name, password, log in, the menu, six fields, submit, confirm
+    shots = sorted(tmp_path.glob("evidence-*.png"))
+    assert evidence.taken == len(shots) == 14
+    assert all(shot.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for shot in shots)
+    assert shots[0].read_bytes() != shots[-1].read_bytes()  # the blank tab, then the payment's result page
+
+    await page.goto(f"{server.base_url}/bank/login")  # outside the block an action captures nothing
+    assert len(list(tmp_path.glob("evidence-*.png"))) == 14
