@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
 
@@ -163,14 +163,15 @@ class PageOps:
         if element.role == "radio" and text.lower() not in _TRUE:
             await self._choose_radio(text)
             return
+        # The widget helpers accept their own verified changes (a calendar or a list opened and closed), so the
+        # snapshot stays usable for the next field; should one fail, the next operation observes afresh.
         if _DATE.match(text) and element.type not in ("checkbox", "radio", "file"):
-            snapshot = located[0]
-            await widgets.pick_date(self.controller, snapshot, element.ref, date.fromisoformat(text))
-            self._last = None
+            await self._with_widget(
+                widgets.pick_date(self.controller, located[0], element.ref, date.fromisoformat(text))
+            )
             return
         if _custom_dropdown(element):
-            await widgets.choose_option(self.controller, located[0], element.ref, text)
-            self._last = None
+            await self._with_widget(widgets.choose_option(self.controller, located[0], element.ref, text))
             return
 
         typed: str | SecretText = value if isinstance(value, SecretText) else text
@@ -188,6 +189,13 @@ class PageOps:
             return Fill(snapshot_id=sid, target=target, value=typed, sensitive=masked)
 
         await self.act_on(label, roles, build, located=located)
+
+    async def _with_widget(self, helper: Awaitable[object]) -> None:
+        try:
+            await helper
+        except BaseException:
+            self._last = None
+            raise
 
     async def _choose_radio(self, option: str) -> None:
         await self.act_on(
