@@ -17,6 +17,7 @@ ways of encoding one.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -102,4 +103,5 @@ async def taking_evidence(page: Page, folder: Path) -> AsyncIterator[Evidence]:
         await evidence.capture()
     finally:
         _current.reset(token)
-        await evidence.cdp.detach()
+        with contextlib.suppress(PlaywrightError):  # the page may be closed by now; the run's own error matters
+            await evidence.cdp.detach()
