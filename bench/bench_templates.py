@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import socket
 import statistics
@@ -229,20 +230,13 @@ async def run_baseline(
     context = await browser.new_context(accept_downloads=True, locale="zh-CN", viewport={"width": 1366, "height": 900})
     page = await context.new_page()
     paged = (PAGED_V2 if layout == "v2" else PAGED).get(flow)
-    taken = 0
-    if evidence:
-        async with taking_evidence(page, folder) as shots:
-            await spec.runner(layout)(page, base, params)
-            if paged:
-                await read_pages(page, *paged)
-        taken = shots.taken
-    else:
+    async with taking_evidence(page, folder) if evidence else contextlib.nullcontext() as shots:
         await spec.runner(layout)(page, base, params)
         if paged:
             await read_pages(page, *paged)
     await context.close()
     elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
-    return elapsed, cpu, taken
+    return elapsed, cpu, shots.taken if shots is not None else 0
 
 
 @dataclass(frozen=True)
@@ -470,9 +464,15 @@ async def bench(
                         if clock is not None and attempt >= 0:
                             clock.start()
                         elapsed, cpu, seen = await run_finrpa(
-                            app, (org_id, dept_id, operator_id), runner, flow, sandbox.base_url, folder, sandbox.seed,
+                            app,
+                            (org_id, dept_id, operator_id),
+                            runner,
+                            flow,
+                            sandbox.base_url,
+                            folder,
+                            sandbox.seed,
                             counter,
-                        )  # fmt: skip
+                        )
                         active.clear()
                         if attempt < 0:
                             continue

@@ -68,7 +68,6 @@ class Evidence:
 
 
 _current: ContextVar[Evidence | None] = ContextVar("baseline_evidence", default=None)
-_installed: list[bool] = []
 
 
 def _capturing_first(action: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -79,16 +78,16 @@ def _capturing_first(action: Callable[..., Awaitable[Any]]) -> Callable[..., Awa
             await evidence.capture()
         return await action(self, *args, **kwargs)
 
+    capturing.captures_evidence = True  # type: ignore[attr-defined]
     return capturing
 
 
 def _install() -> None:
-    """Wrap the actions once per process; outside a ``taking_evidence`` block they behave exactly as before."""
-    if _installed:
-        return
+    """Wrap each action once per process; outside a ``taking_evidence`` block they behave exactly as before."""
     for owner, name in ACTIONS:
-        setattr(owner, name, _capturing_first(getattr(owner, name)))
-    _installed.append(True)
+        action = getattr(owner, name)
+        if not getattr(action, "captures_evidence", False):
+            setattr(owner, name, _capturing_first(action))
 
 
 @asynccontextmanager
