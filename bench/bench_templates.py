@@ -49,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -75,6 +76,7 @@ from finrpa.db.engine import unit_of_work
 from finrpa.identity.repository import IdentityRepository
 from finrpa.identity.service import DirectoryService
 from finrpa.kit.heap import freeze_startup_heap
+from finrpa.runs.effects import EffectState
 from finrpa.runs.evidence import ACTION_EVENT
 from finrpa.runs.gate import ApprovalGate
 from finrpa.runs.repository import RunRepository
@@ -126,8 +128,8 @@ def template_arguments(flow: str, base: str, params: dict[str, Any], seed: int, 
             "id_number": params["id_number"],
             "product": params["product"],
             # a new application each run (the effect ledger knows one by ID number, product and start date)
-            "effective_date": (date.fromisoformat(params["start"]) + timedelta(days=counter % 28)).isoformat(),
-            "expiry_date": params["end"],
+            "effective_date": (date.fromisoformat(params["start"]) + timedelta(days=counter)).isoformat(),
+            "expiry_date": (date.fromisoformat(params["end"]) + timedelta(days=counter)).isoformat(),
             "beneficiary_name": first["name"],
             "beneficiary_relation": first["relation"],
             "beneficiary_share": "100",
@@ -248,6 +250,17 @@ class Evidence:
     stored: int  # distinct PNG objects written
     shared: int  # screenshots that are an earlier action's after-shot (same key and hash)
     approvals: int = 0  # approval requests the run made
+    repeated: int = 0  # effects the ledger found already done (a reused business id: the run skipped its work)
+
+
+def effects_found_done(events: Sequence[Any]) -> int:
+    """How many of a run's effects the ledger already knew as done when the run began them (the run then skips
+    the portal work, so its time measures nothing). A new effect's first event says ``started``."""
+    first_states: dict[str, str] = {}
+    for event in events:
+        if event.type == EventType.EFFECT:
+            first_states.setdefault(event.payload["key"], event.payload["state"])
+    return sum(state == EffectState.SUCCEEDED for state in first_states.values())
 
 
 async def run_evidence(app: App, org_id: str, run_id: str) -> Evidence:
@@ -263,7 +276,7 @@ async def run_evidence(app: App, org_id: str, run_id: str) -> Evidence:
         both += all(shots)
         keys.update(shot["key"] for shot in shots if shot)
         shared += sum(event.payload.get(f"screenshot_{phase}_shared_from") is not None for phase in ("before", "after"))
-    return Evidence(len(events), both, len(keys), shared, approvals)
+    return Evidence(len(events), both, len(keys), shared, approvals, effects_found_done(every))
 
 
 async def run_finrpa(
@@ -278,7 +291,13 @@ async def run_finrpa(
     elapsed, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     if state.status is not TaskStatus.COMPLETED:
         raise SystemExit(f"{flow}: FinRPA run {run_id} ended {state.status.value}: {state.last_error}")
-    return elapsed, cpu, await run_evidence(app, org_id, run_id)
+    evidence = await run_evidence(app, org_id, run_id)
+    if evidence.repeated:
+        raise SystemExit(
+            f"{flow}: FinRPA run {run_id} found its effect already done and skipped it, so its time measures "
+            f"nothing; template_arguments must give every run (counter {counter}) a new business id"
+        )
+    return elapsed, cpu, evidence
 
 
 async def prepare(settings: Settings) -> tuple[str, str, str]:
