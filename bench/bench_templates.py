@@ -35,6 +35,9 @@ The evidence column is read from the last screenshot run's action events, to sho
 actions, actions with both a before and an after screenshot (extract and wait_for have an after-shot only, native
 dialogs none), distinct PNGs stored, and screenshots shared with the previous action's after-shot (same object);
 then the number of PNGs the baseline's last run with screenshots wrote.
+
+Every FinRPA run makes a new effect (a new payment reference, application start date, claim date or filing). A run
+whose effect the effect ledger already knew as done would skip the portal work and time nothing: it stops the bench.
 """
 
 from __future__ import annotations
