@@ -31,15 +31,8 @@ def test_every_counter_gives_a_new_application_with_its_expiry_after_its_start()
 
 def test_payments_and_claims_are_new_for_every_counter_and_filings_for_sixty_four() -> None:
     assert len({arguments("bank_payment", c)["business_ref"] for c in range(400)}) == 400
-    assert (
-        len(
-            {
-                (arguments("insurance_claim", c)["policy_number"], arguments("insurance_claim", c)["loss_date"])
-                for c in range(400)
-            }
-        )
-        == 400
-    )
+    claims = [arguments("insurance_claim", c) for c in range(400)]
+    assert len({(claim["policy_number"], claim["loss_date"]) for claim in claims}) == 400
     assert len({filing(c) for c in range(64)}) == 64
 
 
